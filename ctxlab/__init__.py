@@ -1,0 +1,58 @@
+"""ctxlab: a laboratory for LLM context compression.
+
+    import ctxlab
+    convs = ctxlab.load_conversations("sample:agent_sessions")
+    strategy = ctxlab.get_strategy("window_guard", reserve_tokens=8192)
+    result = strategy.compress(next(convs).messages, budget=4000, counter="o200k_base")
+
+Public names resolve lazily, so ``import ctxlab`` (and the CLI's ``--help``) stays fast and
+heavy libraries load only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "Message": "ctxlab.messages",
+    "ToolCall": "ctxlab.messages",
+    "Conversation": "ctxlab.messages",
+    "CtxlabError": "ctxlab.errors",
+    "InvalidInputError": "ctxlab.errors",
+    "UnknownNameError": "ctxlab.errors",
+    "TokenCounter": "ctxlab.tokens",
+    "get_counter": "ctxlab.tokens",
+    "list_counters": "ctxlab.tokens",
+    "Strategy": "ctxlab.strategies",
+    "StrategySpec": "ctxlab.strategies",
+    "CompressionResult": "ctxlab.strategies",
+    "get_strategy": "ctxlab.strategies",
+    "list_strategies": "ctxlab.strategies",
+    "load_conversations": "ctxlab.datasets",
+}
+
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ctxlab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs; runtime resolution is lazy
+    from ctxlab.datasets import load_conversations
+    from ctxlab.errors import CtxlabError, InvalidInputError, UnknownNameError
+    from ctxlab.messages import Conversation, Message, ToolCall
+    from ctxlab.strategies import CompressionResult, Strategy, StrategySpec, get_strategy, list_strategies
+    from ctxlab.tokens import TokenCounter, get_counter, list_counters

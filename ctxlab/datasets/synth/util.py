@@ -1,0 +1,131 @@
+"""Deterministic helpers shared by the synthetic conversation generators.
+
+Everything here is a pure function of its arguments (and of the ``random.Random``
+passed in), so the generated datasets are byte-identical for a given seed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import string
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_SLOT_RE = re.compile(r"«(\w+)»")
+# A fact marker inside a template: ⟦kind:exact text⟧. The marker is removed when
+# rendering and ``exact text`` is reported as a fact of that kind, which is how
+# every fact is guaranteed to be a verbatim substring of the message.
+_FACT_RE = re.compile(r"⟦(\w+):(.*?)⟧", re.S)
+_CALL_ALPHABET = string.ascii_letters + string.digits
+
+FACT_KINDS = ("path", "error_code", "number", "decision", "identifier", "command", "url")
+
+
+def record_rng(seed: int, kind: str, index: int) -> random.Random:
+    """Return the private random stream of one record.
+
+    A string seed is expanded with SHA-512 by ``random.seed`` (version 2), so the
+    stream does not depend on ``PYTHONHASHSEED`` and record ``index`` can be
+    produced without generating the records before it.
+
+    Args:
+        seed: Dataset seed.
+        kind: Record family, e.g. ``"agent"`` or ``"chat"``.
+        index: Position of the record inside its family (0-based).
+
+    Returns:
+        A freshly seeded ``random.Random``.
+    """
+    return random.Random(f"ctxlab-synth/{seed}/{kind}/{index}")
+
+
+def fill(template: str, slots: Mapping[str, object]) -> str:
+    """Replace every ``«name»`` in ``template`` by ``str(slots[name])``.
+
+    Raises:
+        KeyError: if the template names a slot that ``slots`` lacks, so a typo in
+            the corpus fails loudly instead of leaking ``«...»`` into the data.
+    """
+    if "«" not in template:
+        return template
+    return _SLOT_RE.sub(lambda m: str(slots[m.group(1)]), template)
+
+
+def render(template: str, slots: Mapping[str, object]) -> tuple[str, list[tuple[str, str]]]:
+    """Fill slots, then strip fact markers.
+
+    Args:
+        template: Text with ``«slot»`` placeholders and ``⟦kind:text⟧`` markers.
+        slots: Slot values.
+
+    Returns:
+        ``(text, facts)`` where ``facts`` lists ``(fact_text, kind)`` in order.
+    """
+    text = fill(template, slots)
+    if "⟦" not in text:
+        return text, []
+    facts = [(m.group(2), m.group(1)) for m in _FACT_RE.finditer(text)]
+    return _FACT_RE.sub(lambda m: m.group(2), text), facts
+
+
+def strip_markers(text: str) -> str:
+    """Drop the fact markers of an already filled template, keeping their text."""
+    return _FACT_RE.sub(lambda m: m.group(2), text)
+
+
+def pick(rng: random.Random, items: Sequence[T]) -> T:
+    """Return one element of ``items`` (a thin alias that reads better inline)."""
+    return items[rng.randrange(len(items))]
+
+
+def pick_lang(rng: random.Random, variants: Mapping[str, Sequence[str]], lang: str) -> str:
+    """Pick a template variant in ``lang``, falling back to English."""
+    return pick(rng, variants.get(lang) or variants["en"])
+
+
+def call_id(rng: random.Random) -> str:
+    """Return an OpenAI-looking tool call id such as ``call_Xf3...``."""
+    return "call_" + "".join(rng.choices(_CALL_ALPHABET, k=24))
+
+
+def hexid(rng: random.Random, k: int = 7) -> str:
+    """Return ``k`` random lowercase hex digits (commit shas, request ids)."""
+    return "".join(rng.choices("0123456789abcdef", k=k))
+
+
+def schedule(cycle: Sequence[T], index: int, seed: int) -> T:
+    """Stratified choice: every 20 consecutive indices visit each cycle slot once.
+
+    Used for the language mix so that the bundled 120-record files have exactly
+    the intended shares rather than whatever a coin flip gives.
+    """
+    # 7 is coprime with 20, so the stride visits every slot of the cycle.
+    return cycle[(index * 7 + seed) % len(cycle)]
+
+
+def bounded_lognormal(rng: random.Random, median: float, sigma: float, lo: float, hi: float) -> int:
+    """Draw from a log-normal with the given median, clipped to ``[lo, hi]``."""
+    value = math.exp(rng.gauss(math.log(median), sigma))
+    return int(min(hi, max(lo, value)))
+
+
+def message_text(message: Mapping[str, object]) -> str:
+    """Return the textual content of a chat message (joins list-of-parts content)."""
+    content = message.get("content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content)  # type: ignore[union-attr]
+
+
+def message_chars(message: Mapping[str, object]) -> int:
+    """Characters of a message: its text plus the JSON arguments of its tool calls."""
+    total = len(message_text(message))
+    for call in message.get("tool_calls") or ():  # type: ignore[union-attr]
+        total += len(call["function"]["arguments"])
+    return total

@@ -1,0 +1,305 @@
+"""The strategy interface: `Strategy` protocol, `CompressionResult`, specs and the registry.
+
+A strategy is a frozen dataclass whose fields are its parameters, registered by name. It only
+decides what to keep (`plan`); `BaseStrategy.compress` does the shared work around it: input
+normalization, counting, timing and the id accounting every result must satisfy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
+
+from ctxlab.errors import CtxlabError, UnknownNameError
+from ctxlab.messages import Message, as_messages
+from ctxlab.tokens import TokenCounter, get_counter
+
+Tools = Sequence[Mapping[str, Any]]
+
+
+class Event(NamedTuple):
+    """Something a strategy did, in its source system's own vocabulary (e.g. `context.compressed`)."""
+
+    name: str
+    payload: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StrategySpec:
+    """A strategy's name and every parameter value: enough to rebuild it exactly."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def to_json(self) -> str:
+        return json.dumps({"name": self.name, "params": dict(self.params)}, sort_keys=True, default=str)
+
+    @classmethod
+    def from_json(cls, text: str) -> StrategySpec:
+        data = json.loads(text)
+        return cls(data["name"], tuple(sorted(data.get("params", {}).items())))
+
+    def build(self) -> Strategy:
+        return get_strategy(self.name, **dict(self.params))
+
+    def __str__(self) -> str:
+        return self.name + "".join(f" {k}={v}" for k, v in self.params)
+
+
+@dataclass(frozen=True, slots=True)
+class CompressionResult:
+    """What a strategy kept, and how it accounts for every input message.
+
+    Every input id is in exactly one of `kept_ids`, `truncated_ids` and `dropped_ids`.
+    """
+
+    messages: tuple[Message, ...]
+    input_ids: tuple[str, ...]
+    dropped_ids: tuple[str, ...]
+    truncated_ids: tuple[str, ...]
+    tokens_before: int
+    tokens_after: int
+    budget: int
+    fits: bool
+    counter: str
+    spec: StrategySpec
+    reason: str | None = None
+    events: tuple[Event, ...] = ()
+    summary: str | None = None
+    elapsed: float = 0.0
+
+    @property
+    def kept_ids(self) -> tuple[str, ...]:
+        gone = set(self.dropped_ids) | set(self.truncated_ids)
+        return tuple(i for i in self.input_ids if i not in gone)
+
+    @property
+    def retained_ratio(self) -> float:
+        return self.tokens_after / self.tokens_before if self.tokens_before else 1.0
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """Compresses a conversation to a token budget."""
+
+    name: ClassVar[str]
+
+    @property
+    def spec(self) -> StrategySpec: ...
+
+    def compress(self, messages: Iterable[Message | Mapping[str, Any]], budget: int, *,
+                 counter: str | TokenCounter = "o200k_base", tools: Tools | None = None) -> CompressionResult: ...
+
+
+@dataclass(frozen=True)
+class Request:
+    """One compression job as a strategy sees it, with cached per-message token counts."""
+
+    messages: tuple[Message, ...]
+    budget: int
+    counter: TokenCounter
+    tools: Tools = ()
+
+    @cached_property
+    def counts(self) -> list[int]:
+        count = self.counter.count_message
+        return [count(m) for m in self.messages]
+
+    @cached_property
+    def overhead(self) -> int:
+        return self.counter.overhead(self.tools)
+
+    @cached_property
+    def total(self) -> int:
+        return sum(self.counts) + self.overhead
+
+    def cost(self, messages: Iterable[Message]) -> int:
+        """Tokens of a candidate result (without the fixed overhead)."""
+        return sum(self.counter.count_message(m) for m in messages)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A strategy's decision; `BaseStrategy` turns it into a `CompressionResult`.
+
+    `truncated_ids`/`dropped_ids` are only needed when the output messages alone cannot tell
+    (gssc folds messages into one structured prompt).
+    """
+
+    messages: Sequence[Message]
+    events: Sequence[Event] = ()
+    summary: str | None = None
+    reason: str | None = None
+    truncated_ids: Sequence[str] | None = None
+    dropped_ids: Sequence[str] | None = None
+
+
+class BaseStrategy:
+    """Shared `compress` around a strategy's `plan`; subclasses are frozen dataclasses."""
+
+    name: ClassVar[str] = ""
+
+    @property
+    def spec(self) -> StrategySpec:
+        return StrategySpec(self.name, tuple((f.name, _spec_value(getattr(self, f.name)))
+                                             for f in dataclasses.fields(self)))  # type: ignore[arg-type]
+
+    def plan(self, request: Request) -> Plan:
+        """Decide what to keep; the one method a strategy must define."""
+        raise CtxlabError(f"strategy {self.name!r} defines no plan()")
+
+    def compress(self, messages: Iterable[Message | Mapping[str, Any]], budget: int, *,
+                 counter: str | TokenCounter = "o200k_base", tools: Tools | None = None) -> CompressionResult:
+        """Compress `messages` to `budget` tokens as counted by `counter` (tool definitions included).
+
+        Args:
+            messages: OpenAI chat dicts or `Message` objects.
+            budget: the token budget for the whole request.
+            counter: a counter name (see `ctxlab.list_counters`) or a `TokenCounter`.
+            tools: the tool definitions sent with the request.
+        """
+        if not isinstance(budget, int) or budget <= 0:
+            raise CtxlabError(f"budget must be a positive integer, not {budget!r}")
+        started = time.perf_counter()
+        request = Request(as_messages(messages), budget, get_counter(counter), tuple(tools or ()))
+        plan = self.plan(request)
+        return _result(self, request, plan, time.perf_counter() - started)
+
+
+def _result(strategy: BaseStrategy, request: Request, plan: Plan, elapsed: float) -> CompressionResult:
+    input_ids = tuple(m.id for m in request.messages)
+    out = tuple(plan.messages)
+    truncated = plan.truncated_ids
+    if truncated is None:
+        truncated = [m.id for m in out if m.mark == "truncated"]
+    dropped = plan.dropped_ids
+    if dropped is None:
+        present = {m.id for m in out if m.mark is None} | set(truncated)
+        dropped = [i for i in input_ids if i not in present]
+    after = request.cost(out) + request.overhead
+    fits = after <= request.budget
+    reason = None if fits else (plan.reason or f"{after} tokens exceed the budget of {request.budget}")
+    return CompressionResult(
+        messages=out, input_ids=input_ids, dropped_ids=tuple(dropped), truncated_ids=tuple(truncated),
+        tokens_before=request.total, tokens_after=after, budget=request.budget, fits=fits,
+        counter=request.counter.name, spec=strategy.spec, reason=reason, events=tuple(plan.events),
+        summary=plan.summary, elapsed=elapsed)
+
+
+def _spec_value(value: Any) -> Any:
+    """Parameters as JSON-friendly values; objects (summarizers, gatherers) by their spec or name."""
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, list | tuple):
+        return [_spec_value(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _spec_value(v) for k, v in value.items()}
+    spec = getattr(value, "spec", None)
+    if isinstance(spec, StrategySpec):
+        return {"name": spec.name, "params": dict(spec.params)}
+    return getattr(value, "name", None) or getattr(value, "__name__", None) or type(value).__name__
+
+
+# ---- registry ---------------------------------------------------------------------------------
+
+_REGISTRY: dict[str, type[BaseStrategy]] = {}
+
+
+def register(name: str):
+    """Class decorator: register a strategy dataclass under `name`."""
+
+    def decorate(cls: type[BaseStrategy]) -> type[BaseStrategy]:
+        if name in _REGISTRY:
+            raise CtxlabError(f"strategy {name!r} is registered twice")
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return decorate
+
+
+def list_strategies() -> list[str]:
+    """Registered strategy names, sorted."""
+    _load_builtins()
+    return sorted(_REGISTRY)
+
+
+def strategy_params(name: str) -> dict[str, Any]:
+    """A strategy's parameters and their defaults."""
+    cls = _strategy_class(name)
+    return {f.name: (f.default if f.default is not dataclasses.MISSING else f.default_factory())  # type: ignore[misc]
+            for f in dataclasses.fields(cls) if f.init}
+
+
+def get_strategy(name: str, **params: Any) -> BaseStrategy:
+    """Build a registered strategy; also accepts ``"name:key=value,..."`` as `name`.
+
+    Raises:
+        UnknownNameError: unknown strategy, or a parameter it does not have (lists the valid ones).
+        CtxlabError: a parameter value of the wrong type.
+    """
+    if ":" in name:
+        name, parsed = parse_spec(name)
+        params = {**parsed, **params}
+    cls = _strategy_class(name)
+    defaults = strategy_params(name)
+    for key in params:
+        if key not in defaults:
+            raise UnknownNameError(f"parameter of strategy {name!r}", key, list(defaults))
+    try:
+        return cls(**{k: _coerce(v, defaults[k], k) for k, v in params.items()})
+    except (TypeError, ValueError) as exc:
+        raise CtxlabError(f"strategy {name!r}: {exc}") from exc
+
+
+def parse_spec(text: str) -> tuple[str, dict[str, Any]]:
+    """Parse ``name:key=value,key=value`` (values are JSON where they parse, else strings)."""
+    name, _, rest = text.partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise CtxlabError(f"strategy spec {text!r}: expected key=value, got {item!r}")
+        try:
+            params[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key.strip()] = value.strip()
+    return name.strip(), params
+
+
+def _coerce(value: Any, default: Any, key: str) -> Any:
+    """Make CLI strings and JSON numbers match the parameter's default type."""
+    if isinstance(default, bool):
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
+            return value.lower() in ("true", "1", "yes")
+        if not isinstance(value, bool):
+            raise ValueError(f"{key} must be true or false, not {value!r}")
+        return value
+    if isinstance(default, int | float) and not isinstance(value, bool):
+        try:
+            return type(default)(value) if isinstance(value, str | int | float) else value
+        except ValueError:
+            raise ValueError(f"{key} must be a number, not {value!r}") from None
+    if isinstance(default, tuple) and isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def _strategy_class(name: str) -> type[BaseStrategy]:
+    _load_builtins()
+    if name not in _REGISTRY:
+        raise UnknownNameError("strategy", name, list(_REGISTRY))
+    return _REGISTRY[name]
+
+
+def _load_builtins() -> None:
+    import ctxlab.strategies  # noqa: F401  (registers the built-in strategies on import)
+
+
+__all__ = ["BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
+           "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params"]
