@@ -17,6 +17,9 @@ from ctxlab.messages import Message, as_messages
 # the cache never pins large tool outputs in memory.
 _INLINE_KEY_CHARS = 512
 _CACHE_ENTRIES = 200_000
+# Messages are cached whole too: hashing a frozen Message reuses the hash its content string
+# caches, so a repeated message costs a dict lookup instead of a digest of its text.
+_MESSAGE_CACHE_ENTRIES = 50_000
 
 
 @runtime_checkable
@@ -51,10 +54,12 @@ def content_key(text: str) -> str | bytes:
 
 
 class CachedCounter(ABC):
-    """Base counter: subclasses define `_count_text`, and override the message hooks they need.
+    """Base counter: subclasses define `_count_text` and, where their message format differs,
+    `_count_message`; `count` and `count_message` add the caching.
 
     Text counts are cached by content hash, so a text is tokenized once however many strategies,
-    budgets and turns look at it (the cache is bounded and evicts the oldest half when full).
+    budgets and turns look at it; message counts are cached per message. Both caches are bounded
+    and evict their oldest half when full.
     """
 
     name = "base"
@@ -62,6 +67,7 @@ class CachedCounter(ABC):
 
     def __init__(self) -> None:
         self._cache: dict[str | bytes, int] = {}
+        self._message_cache: dict[Message, int] = {}
         self.hits = 0
         self.misses = 0
 
@@ -78,13 +84,19 @@ class CachedCounter(ABC):
             self.hits += 1
             return cached
         self.misses += 1
-        if len(self._cache) >= _CACHE_ENTRIES:
-            for old in list(self._cache)[: _CACHE_ENTRIES // 2]:
-                del self._cache[old]
+        _make_room(self._cache, _CACHE_ENTRIES)
         value = self._cache[key] = self._count_text(text)
         return value
 
     def count_message(self, message: Message) -> int:
+        cached = self._message_cache.get(message)
+        if cached is None:
+            _make_room(self._message_cache, _MESSAGE_CACHE_ENTRIES)
+            cached = self._message_cache[message] = self._count_message(message)
+        return cached
+
+    def _count_message(self, message: Message) -> int:
+        """Tokens of one message, uncached: its text parts plus tool-call names and arguments."""
         return sum(self.count(part) for part in message.parts) + sum(
             self.count(c.name) + self.count(c.arguments) for c in message.tool_calls)
 
@@ -101,3 +113,10 @@ class CachedCounter(ABC):
 
     def __repr__(self) -> str:
         return f"<counter {self.name}>"
+
+
+def _make_room(cache: dict, limit: int) -> None:
+    """Evict the oldest half of a full cache (dicts keep insertion order)."""
+    if len(cache) >= limit:
+        for old in list(cache)[: limit // 2]:
+            del cache[old]

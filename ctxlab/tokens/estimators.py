@@ -29,7 +29,7 @@ class Chars4(CachedCounter):
     def _count_text(self, text: str) -> int:
         return (len(text) + 3) // 4
 
-    def count_message(self, message: Message) -> int:
+    def _count_message(self, message: Message) -> int:
         runes = sum(len(p) for p in message.parts) + sum(
             len(c.name) + len(c.arguments) for c in message.tool_calls)
         return (runes + 3) // 4
@@ -44,8 +44,8 @@ class Chars2(CachedCounter):
     def _count_text(self, text: str) -> int:
         return len(text) // 2
 
-    def count_message(self, message: Message) -> int:
-        return self.per_message + super().count_message(message)
+    def _count_message(self, message: Message) -> int:
+        return self.per_message + super()._count_message(message)
 
 
 class Chars3(CachedCounter):
@@ -56,7 +56,7 @@ class Chars3(CachedCounter):
     def _count_text(self, text: str) -> int:
         return -(-utf16_len(text) // 3)
 
-    def count_message(self, message: Message) -> int:
+    def _count_message(self, message: Message) -> int:
         tokens = self.count(message.text)
         if message.tool_calls:
             # JSON.stringify: no spaces, non-ASCII kept as is.
@@ -77,7 +77,7 @@ class AsciiCjk(CachedCounter):
         ascii_chars = len(text) if text.isascii() else sum(1 for ch in text if ord(ch) <= 0x7F)
         return -(-ascii_chars // 4) + (len(text) - ascii_chars)
 
-    def count_message(self, message: Message) -> int:
+    def _count_message(self, message: Message) -> int:
         tokens = self.count(message.text) + self.per_message
         for call in message.tool_calls:
             tokens += self.per_tool_call + self.count(call.arguments)

@@ -95,7 +95,7 @@ class ChatCounter(CachedCounter):
     exact = True
     formula = ToolFormula(func_init=7)
 
-    def count_message(self, message: Message) -> int:
+    def _count_message(self, message: Message) -> int:
         tokens = PER_MESSAGE + self.count(message.role)
         tokens += sum(self.count(part) for part in message.parts)
         if message.name is not None:
