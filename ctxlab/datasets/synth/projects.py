@@ -66,7 +66,7 @@ PROJECTS: dict[str, dict] = {
         "libs": (("requests", "2.31.0", "2.32.3"), ("SQLAlchemy", "1.4.52", "2.0.30"),
                  ("Flask", "2.3.3", "3.0.3"), ("marshmallow", "3.19.0", "3.21.2")),
         "tasks": ("cache", "retry", "ratelimit", "pagination", "lint"),
-        "failures": ("py_attr", "py_key", "py_assert", "pylint", "mypy"),
+        "failures": ("py_attr", "py_assert", "mypy", "py_import"),
         "big": ("pytest_log", "api_json", "api_min", "app_log", "lock_poetry"),
         "conventions": (
             "Python code follows PEP 8, is formatted with black (line length 100) and fully type-annotated.",
@@ -94,7 +94,7 @@ PROJECTS: dict[str, dict] = {
         "build_cmd": ("docker compose run --rm etl python -m «pkg».run --date 2024-03-01",),
         "libs": (("pandas", "1.5.3", "2.2.2"), ("pyarrow", "12.0.1", "16.1.0"), ("apache-airflow", "2.6.3", "2.9.1")),
         "tasks": ("oom", "retry", "schema", "cache"),
-        "failures": ("py_key", "py_assert", "oom", "mypy"),
+        "failures": ("py_key", "py_assert", "oom", "mypy", "py_timeout", "airflow_dag"),
         "big": ("pytest_log", "api_json", "api_min", "app_log", "csv_dump"),
         "conventions": (
             "Transforms are pure functions of DataFrames; I/O only happens in extract/load steps.",
@@ -123,7 +123,7 @@ PROJECTS: dict[str, dict] = {
         "libs": (("github.com/spf13/cobra", "v1.7.0", "v1.8.0"), ("golang.org/x/sync", "v0.3.0", "v0.7.0"),
                  ("github.com/spf13/viper", "v1.16.0", "v1.18.2")),
         "tasks": ("jsonflag", "retry", "nilpanic", "cache"),
-        "failures": ("go_test", "go_build", "go_panic"),
+        "failures": ("go_test", "go_build", "go_panic", "go_vet"),
         "big": ("go_test_log", "api_json", "api_min", "lock_gosum"),
         "conventions": (
             "Go code is gofmt'ed and passes golangci-lint; errors are wrapped with fmt.Errorf(\"...: %w\", err).",
@@ -141,7 +141,8 @@ PROJECTS: dict[str, dict] = {
              "path_repo": "src/hooks/use«Entities».ts", "path_test": "src/components/__tests__/«Entity»Table.test.tsx",
              "path_cfg": "vite.config.ts", "dir": "src"},
             {"path_main": "src/features/«entities»/«Entity»List.tsx", "path_svc": "src/features/«entities»/api.ts",
-             "path_repo": "src/features/«entities»/store.ts", "path_test": "src/features/«entities»/«Entity»List.test.tsx",
+             "path_repo": "src/features/«entities»/store.ts", "path_test": "src/features/«entities»/«Entity»"
+                                                                           "List.test.tsx",
              "path_cfg": "tsconfig.json", "dir": "src/features"},
         ),
         "idents": {"Repo": "«Entity»Table", "fn": "use«Entities»", "Type": "«Entity»Row",
@@ -149,9 +150,10 @@ PROJECTS: dict[str, dict] = {
         "test_cmd": ("npm test -- --watchAll=false", "npx vitest run", "pnpm test"),
         "lint_cmd": ("npx tsc --noEmit", "npm run lint"),
         "build_cmd": ("npm run build",),
-        "libs": (("react-router-dom", "6.14.2", "6.23.1"), ("typescript", "5.1.6", "5.4.5"), ("vite", "4.4.9", "5.2.11")),
+        "libs": (("react-router-dom", "6.14.2", "6.23.1"), ("typescript", "5.1.6", "5.4.5"),
+                 ("vite", "4.4.9", "5.2.11")),
         "tasks": ("typefix", "xss", "pagination", "cache"),
-        "failures": ("ts_tsc", "ts_jest"),
+        "failures": ("ts_tsc", "ts_jest", "ts_vite", "ts_hooks"),
         "big": ("web_build_log", "api_json", "api_min", "lock_npm", "bundle_html"),
         "conventions": (
             "Components are function components with typed props; no `any` (use `unknown` and narrow).",
@@ -177,7 +179,7 @@ PROJECTS: dict[str, dict] = {
         "build_cmd": ("cargo build --release", "cargo bench --bench parse"),
         "libs": (("logos", "0.13.0", "0.14.0"), ("thiserror", "1.0.50", "1.0.61"), ("memchr", "2.6.4", "2.7.2")),
         "tasks": ("borrow", "lexperf", "recovery"),
-        "failures": ("rust_borrow", "rust_types", "rust_test"),
+        "failures": ("rust_borrow", "rust_types", "rust_test", "rust_clippy"),
         "big": ("cargo_log", "lock_cargo", "api_json"),
         "conventions": (
             "No `unwrap()` or `expect()` in library code; return `Result<_, ParseError>`.",
@@ -205,7 +207,7 @@ PROJECTS: dict[str, dict] = {
         "build_cmd": ("docker build -t «name»:dev .", "npm ci --omit=dev"),
         "libs": (("node-fetch", "2.6.9", "3.3.2"), ("express", "4.18.2", "4.19.2"), ("pino", "8.14.1", "9.1.0")),
         "tasks": ("esm", "retry", "ratelimit", "cache"),
-        "failures": ("node_module", "node_jest", "node_conn"),
+        "failures": ("node_module", "node_jest", "node_conn", "node_esm"),
         "big": ("npm_log", "api_json", "api_min", "lock_npm", "app_log"),
         "conventions": (
             "ES modules only; no new CommonJS files.",
@@ -224,13 +226,14 @@ PROJECTS: dict[str, dict] = {
              "path_cfg": "helm/«entities»-api/values.yaml", "dir": "k8s"},
         ),
         "idents": {"Repo": "deployment/«entities»-api", "fn": "«entities»-api", "Type": "HorizontalPodAutoscaler",
-                   "endpoint": ("https://«entities».internal.«org».net/healthz", "https://api.«org».net/«entities»/v1")},
+                   "endpoint": ("https://«entities».internal.«org».net/healthz", "https://api.«org».net/«entities»"
+                                                                                 "/v1")},
         "test_cmd": ("make validate", "kubeconform -strict -summary k8s/", "conftest test k8s/"),
         "lint_cmd": ("tflint --recursive", "helm lint helm/«entities»-api"),
         "build_cmd": ("terraform plan -out=tfplan", "helm template «entities»-api helm/«entities»-api"),
         "libs": (("hashicorp/aws", "5.31.0", "5.50.0"), ("ingress-nginx", "4.7.1", "4.10.1")),
-        "tasks": ("oom", "gateway"),
-        "failures": ("k8s_oom", "http502", "tf_error"),
+        "tasks": ("oomk8s", "gateway"),
+        "failures": ("k8s_oom", "http502", "tf_error", "helm_yaml"),
         "big": ("tf_plan", "k8s_json", "app_log"),
         "conventions": (
             "All changes go through Terraform or the manifests in k8s/; never `kubectl edit` in production.",
@@ -261,7 +264,8 @@ def make_slots(rng: random.Random, key: str) -> dict[str, str]:
     slots: dict[str, str] = {
         "name": name, "pkg": name.replace("-", "_"), "org": pick(rng, ORGS), "label": spec["label"],
         "Entity": entity, "entity": entity_l, "entities": entities, "Entities": entities_c,
-        "lib": lib, "v_old": v_old, "v_new": v_new,
+        "lib": lib, "v_old": v_old, "v_new": v_new, "cov": str(pick(rng, (75, 80, 85, 90))),
+        "FLAG": f"{entities.upper()}_{pick(rng, ('V2', 'NEW_FLOW', 'ROLLOUT', 'FASTPATH'))}",
     }
     # Paths may mention the package and entity, identifiers may mention the
     # project name, so fill them in dependency order.
