@@ -124,7 +124,7 @@ class Message:
         return cls(role=role, content=content, id=str(msg_id) if msg_id is not None else f"m{index}",
                    name=_optional_str(data, "name", index), tool_calls=tool_calls,
                    tool_call_id=tool_call_id,
-                   timestamp=float(timestamp) if isinstance(timestamp, int | float) else None)
+                   timestamp=float(timestamp) if isinstance(timestamp, int | float) and not isinstance(timestamp, bool) else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +255,9 @@ def _tool_calls(value: Any, index: int) -> tuple[ToolCall, ...]:
         if not isinstance(fn, Mapping) or not isinstance(call.get("id"), str) or not isinstance(fn.get("name"), str):
             raise InvalidInputError(f"message {index} has a malformed tool call (needs id and function.name)")
         args = fn.get("arguments", "")
-        calls.append(ToolCall(call["id"], fn["name"], args if isinstance(args, str) else json.dumps(args)))
+        # Arguments given as an object become the compact JSON an API would send.
+        calls.append(ToolCall(call["id"], fn["name"], args if isinstance(args, str)
+                              else json.dumps(args, ensure_ascii=False, separators=(",", ":"))))
     return tuple(calls)
 
 

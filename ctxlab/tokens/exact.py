@@ -158,6 +158,9 @@ class HFCounter(ChatCounter):
         self.name = name or f"hf:{path}"
 
     def _count_text(self, text: str) -> int:
+        # The Rust tokenizer rejects lone surrogates (valid in JSON strings); tiktoken replaces them.
+        if not text.isascii():
+            text = text.encode("utf-8", "replace").decode("utf-8")
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
 
 

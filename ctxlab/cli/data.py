@@ -1,0 +1,302 @@
+"""Commands over datasets and token counters: estimate, calibrate, validate, counters, strategies,
+generate. They parse, call the library, and print with rich; no logic worth repeating lives here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ctxlab.cli.app import command
+from ctxlab.errors import CtxlabError
+from ctxlab.tokens import ESTIMATORS, get_counter
+
+Sources = Annotated[list[str], typer.Argument(
+    help="Paths (.jsonl/.json/.parquet or folders), sample:<name>, hf:<dataset>[:<split>] or sharegpt.",
+    show_default=False)]
+SkipInvalid = Annotated[bool, typer.Option("--skip-invalid", help="Skip bad records (listed) instead of stopping.")]
+Limit = Annotated[int | None, typer.Option(help="Read at most this many conversations (per source list).",
+                                           show_default=False)]
+
+
+def console() -> Console:
+    """Standard output, created per use so the terminal width (or $COLUMNS) is read at run time."""
+    return Console(highlight=False)
+
+
+COUNTER_NOTES = {
+    "chars4": "seed 000 (Go): (runes + 3) / 4 per message",
+    "chars2": "seed 001 (Python): len // 2 per block, +4 per message",
+    "chars3": "seed 003 (TypeScript): ceil(UTF-16 length / 3), tool calls as JSON",
+    "ascii_cjk": "seed 004 (Electron): ascii / 4 + non-ascii, +10 per message, +50 per tool call",
+    "o200k_base": "tiktoken o200k_base (gpt-4o family) + OpenAI chat overhead",
+    "cl100k_base": "tiktoken cl100k_base (gpt-4, gpt-3.5) + OpenAI chat overhead",
+    "claude_legacy": "legacy Claude tokenizer shipped by litellm + OpenAI chat overhead",
+    "calibrated": "character-class model fitted by ctxlab against o200k_base",
+    "calibrated:<ref|path>": "the calibrated model for another reference or a calibration file",
+    "hf:<tokenizer.json>": "any Hugging Face tokenizer file + OpenAI chat overhead",
+}
+
+
+class _Skips(list):
+    """Collects (where, reason) of skipped records; the loader's `on_skip`."""
+
+    def __call__(self, where: str, reason: str) -> None:
+        self.append((where, reason))
+
+
+@command()
+def estimate(
+    sources: Sources,
+    reference: Annotated[list[str], typer.Option(help="Reference tokenizer(s).")] = ["o200k_base"],  # noqa: B006
+    counter: Annotated[list[str] | None, typer.Option(
+        help="Estimator(s) to measure.", show_default="chars4, chars2, chars3, ascii_cjk, calibrated")] = None,
+    by: Annotated[str, typer.Option(help="Break the error down by: counter, kind or language.")] = "kind",
+    limit: Limit = None,
+    skip_invalid: SkipInvalid = False,
+) -> None:
+    """How wrong each token estimator is against a real tokenizer, overall and by content kind."""
+    import pandas as pd
+
+    from ctxlab.metrics.estimator import message_rows
+
+    if by not in ("counter", "kind", "language"):
+        raise CtxlabError(f"--by must be counter, kind or language, not {by!r}")
+    counters = [get_counter(name) for name in counter or [*ESTIMATORS, "calibrated"]]  # bad names fail now
+    references = [get_counter(name) for name in reference]
+    rows, skips, conversations = [], _Skips(), 0
+    for conversation in _progress(_load(sources, skip_invalid, skips, limit), "Counting tokens"):
+        rows += message_rows(conversation, counters, references)
+        conversations += 1
+    if not rows:
+        raise CtxlabError("no conversations to measure")
+    df = pd.DataFrame(rows)
+    for ref in dict.fromkeys(df["reference"]):
+        _print_estimates(df[df["reference"] == ref], ref, by, conversations, sources)
+    _print_skips(skips)
+
+
+@command()
+def calibrate(
+    sources: Sources,
+    out: Annotated[Path, typer.Option(help="Where to write the calibration JSON.", show_default=False)],
+    reference: Annotated[str, typer.Option(help="Tokenizer to fit against.")] = "o200k_base",
+    holdout: Annotated[list[str] | None, typer.Option(help="Held-out source(s) to report error on.")] = None,
+    limit: Limit = None,
+    skip_invalid: SkipInvalid = False,
+) -> None:
+    """Fit the calibrated estimator against a reference tokenizer and compare it with the seeds."""
+    from ctxlab.datasets import describe_source
+    from ctxlab.tokens.calibrated import CalibratedCounter, fit_calibration
+
+    skips = _Skips()
+    train = list(_progress(_load(sources, skip_invalid, skips, limit), "Reading training data"))
+    held = list(_progress(_load(holdout, skip_invalid, skips, limit), "Reading held-out data")) if holdout else []
+    names = ", ".join(f"{s} ({describe_source(s).fingerprint})" for s in sources)
+    n_messages = sum(len(c.messages) for c in train)
+    fitted_on = f"{names}: {len(train)} conversations, {n_messages} messages"
+    with console().status(f"Fitting against {reference}..."):
+        calibration = fit_calibration(train, reference, fitted_on=fitted_on)
+    calibration.save(out)
+    console().print(f"Wrote [bold]{out}[/] (fitted on {fitted_on}).")
+    estimators = [CalibratedCounter(calibration, "calibrated (new)"), *(get_counter(n) for n in ESTIMATORS)]
+    columns = {"train MAPE": _mapes(train, estimators, reference)}
+    if held:
+        columns["held-out MAPE"] = _mapes(held, estimators, reference)
+    table = _numeric_table(f"Per-message error against {reference}", "estimator", *columns)
+    for est in estimators:
+        table.add_row(est.name, *(_pct(column[est.name]) for column in columns.values()))
+    console().print(table)
+    _print_skips(skips)
+
+
+@command()
+def validate(
+    sources: Sources,
+    counter: Annotated[str, typer.Option(help="Counter for the token totals.")] = "o200k_base",
+    limit: Limit = None,
+    skip_invalid: SkipInvalid = False,
+) -> None:
+    """Check that sources load; count conversations, messages, tool calls and tokens."""
+    tokens_of = get_counter(counter)
+    table = _numeric_table(f"Validation (tokens counted with {tokens_of.name})", "source", "conversations",
+                           "messages", "tool calls", "tokens", "skipped")
+    table.columns[0].overflow = "fold"
+    all_skips = _Skips()
+    for source in sources:
+        skips, totals = _Skips(), [0, 0, 0, 0]
+        for conv in _progress(_load([source], skip_invalid, skips, limit), f"Reading {source}"):
+            totals = [totals[0] + 1, totals[1] + len(conv.messages),
+                      totals[2] + sum(len(m.tool_calls) for m in conv.messages),
+                      totals[3] + tokens_of.count_messages(conv.messages, conv.tools)]
+        table.add_row(source, *(f"{t:,}" for t in totals), f"[red]{len(skips)}[/]" if skips else "0")
+        all_skips += skips
+    console().print(table)
+    _print_skips(all_skips, show_all=True)
+
+
+@command()
+def counters() -> None:
+    """List the token counters: exact tokenizers and estimators."""
+    from ctxlab.tokens import EXACT, list_counters
+
+    table = Table("name", "type", "what it counts", title="Token counters", title_justify="left")
+    for name in [*list_counters(), "calibrated:<ref|path>", "hf:<tokenizer.json>"]:
+        exact = name in EXACT or name.startswith("hf:")
+        table.add_row(name, "[green]exact[/]" if exact else "[yellow]estimate[/]", COUNTER_NOTES.get(name, ""))
+    console().print(table)
+
+
+@command()
+def strategies() -> None:
+    """List the registered compression strategies with their parameters and defaults."""
+    from ctxlab.strategies import get_strategy, list_strategies, strategy_params
+
+    table = Table("name", "what it does, [dim]parameters (defaults)[/]", title="Strategies", title_justify="left")
+    table.columns[1].overflow = "fold"
+    for name in list_strategies():
+        strategy = get_strategy(name)
+        params = ", ".join(f"{k}={v!r}" for k, v in strategy_params(name).items()) or "(no parameters)"
+        doc = (type(strategy).__doc__ or "").strip().splitlines()
+        seed = getattr(strategy, "seed_counter", None)
+        table.add_row(f"[bold]{name}[/]" + (f"\n[dim]counter {seed}[/]" if seed else ""),
+                      f"{doc[0] if doc else ''}\n[dim]{escape(params)}[/]")
+    console().print(table)
+
+
+@command()
+def generate(
+    out: Annotated[Path, typer.Option(help="Output .jsonl file.", show_default=False)],
+    kind: Annotated[str, typer.Option(help="agent, chat or mixed.")] = "mixed",
+    n: Annotated[int, typer.Option("--n", help="Number of conversations.")] = 100,
+    seed: Annotated[int | None, typer.Option(help="Dataset seed.", show_default="the bundled samples' seed")] = None,
+) -> None:
+    """Write synthetic conversations (deterministic for a seed) to a JSONL file."""
+    try:
+        from ctxlab.datasets import synth
+    except ImportError as exc:
+        raise CtxlabError(f"the synthetic generator is not available ({exc})") from exc
+    makers = {"agent": synth.generate_agent_sessions, "chat": synth.generate_chats, "mixed": synth.generate_mixed}
+    if kind not in makers:
+        raise CtxlabError(f"--kind must be agent, chat or mixed, not {kind!r}")
+    records = makers[kind](n) if seed is None else makers[kind](n, seed=seed)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8", newline="\n") as f:
+        for record in _progress(records, f"Writing {out.name}", total=n):
+            f.write(synth.dumps(record) + "\n")  # the bundled samples' exact format
+    console().print(f"Wrote {n:,} {kind} conversations to [bold]{out}[/].")
+
+
+def _load(sources: list[str], skip_invalid: bool, skips: _Skips, limit: int | None) -> Iterator:
+    from ctxlab.datasets import load_conversations
+
+    return load_conversations(sources, strict=not skip_invalid, on_skip=skips, limit=limit)
+
+
+def _progress(items: Iterator, label: str, total: int | None = None) -> Iterator:
+    """Iterate with a transient progress bar on stderr (hidden when stderr is not a terminal)."""
+    columns = [SpinnerColumn(), TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    err = Console(stderr=True)
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
+        yield from progress.track(items, total=total)
+
+
+def _numeric_table(title: str, *headers: str) -> Table:
+    """A table titled on the left whose columns after the first are right-aligned numbers."""
+    table = Table(*headers, title=title, title_justify="left")
+    for column in table.columns[1:]:
+        column.justify = "right"
+    return table
+
+
+def _mapes(conversations: list, estimators: list, reference: str) -> dict[str, float]:
+    """Per-message MAPE of each estimator against the reference."""
+    import pandas as pd
+
+    from ctxlab.metrics.estimator import error_table, message_rows
+
+    rows = [row for c in conversations for row in message_rows(c, estimators, [reference])
+            if row["content_kind"] != "conversation"]
+    return error_table(pd.DataFrame(rows)).set_index("counter")["mape_pct"].to_dict()
+
+
+def _pct(value: float, signed: float | None = None) -> str:
+    """A percentage colored by size; with `signed`, an arrow for the direction of the mean error."""
+    color = "green" if value < 10 else "yellow" if value < 25 else "red"
+    arrow = "" if signed is None else " ▲" if signed > 0 else " ▼"
+    return f"[{color}]{value:.1f}%{arrow}[/]"
+
+
+def _print_estimates(df, reference: str, by: str, conversations: int, sources: list[str]) -> None:
+    """The overall table, the breakdown by kind or language, and the worst undercounts."""
+    from ctxlab.metrics.estimator import KINDS, LANGUAGES, error_table
+
+    messages, requests = df[df["content_kind"] != "conversation"], df[df["content_kind"] == "conversation"]
+    overall = error_table(messages, "counter").set_index("counter")
+    whole = error_table(requests, "counter").set_index("counter")
+    n_messages = len(messages.drop_duplicates(["conversation_id", "message_id"]))
+    console().print(f"\n[bold]Token estimators vs {reference}[/]  {', '.join(sources)} · "
+                  f"{conversations:,} conversations · {n_messages:,} messages")
+    table = _numeric_table("Error per message", "estimator", "mean error", "MAPE", "p95 |error|", "undercounts",
+                           "request MAPE")
+    table.caption_justify, table.caption = "left", (
+        "mean error > 0: overcounts. undercounts: share of messages counted low (they overflow real windows). "
+        "request: whole conversations with tool definitions.")
+    for name, row in overall.iterrows():
+        request = _pct(whole.loc[name, "mape_pct"]) if name in whole.index else "-"
+        table.add_row(name, f"{row.mean_signed_error_pct:+.1f}%", _pct(row.mape_pct),
+                      f"{row.p95_abs_error_pct:.1f}%", f"{row.underestimate_share:.0%}", request)
+    console().print(table)
+    if by == "counter":
+        return
+    column, order = ("content_kind", KINDS) if by == "kind" else ("language", LANGUAGES)
+    detail = error_table(messages, ["counter", column]).set_index(["counter", column])
+    present = [k for k in order if k in set(messages[column])]
+    counts = messages.drop_duplicates(["conversation_id", "message_id"])[column].value_counts()
+    matrix = _numeric_table(f"MAPE by {'content kind' if by == 'kind' else 'language'}",
+                            "estimator", *(f"{k}\n[dim]n={counts.get(k, 0):,}[/]" for k in present))
+    matrix.caption, matrix.caption_justify = "▲ overcounts on average, ▼ undercounts", "left"
+    for name in overall.index:
+        cells = [detail.loc[(name, k)] if (name, k) in detail.index else None for k in present]
+        matrix.add_row(name, *("-" if c is None else _pct(c.mape_pct, c.mean_signed_error_pct) for c in cells))
+    console().print()
+    console().print(matrix)
+    _print_undercounts(detail)
+
+
+def _print_undercounts(detail) -> None:
+    """One line per estimator that undercounts some kind by 15% or more on average."""
+    lines = []
+    for name in dict.fromkeys(detail.index.get_level_values(0)):
+        worst = detail.loc[name]["mean_signed_error_pct"].sort_values()
+        bad = [f"{kind} by {-err:.0f}%" for kind, err in worst.items() if err <= -15]
+        if bad:
+            lines.append(f"  [red]{name}[/] undercounts {', '.join(bad)}")
+    if lines:
+        console().print("\nUndercounts that overflow a real context window:")
+        console().print("\n".join(lines))
+
+
+def _print_skips(skips: _Skips, show_all: bool = False) -> None:
+    """List every skip, or (by default) one line per reason with a count and the first places."""
+    if not skips:
+        return
+    console().print(f"\n[yellow]Skipped {len(skips):,} record(s):[/]")
+    if show_all:
+        for where, reason in skips:
+            console().print(f"  {where}: {reason}", markup=False)
+        return
+    by_reason: dict[str, list[str]] = {}
+    for where, reason in skips:
+        by_reason.setdefault(reason, []).append(where)
+    for reason, places in list(by_reason.items())[:10]:
+        more = f", ... ({len(places)} in all)" if len(places) > 3 else ""
+        console().print(f"  {reason}: {', '.join(places[:3])}{more}", markup=False)
+    if len(by_reason) > 10:
+        console().print(f"  ... and {len(by_reason) - 10} other reasons (ctxlab validate --skip-invalid lists all)")

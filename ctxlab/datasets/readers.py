@@ -1,0 +1,145 @@
+"""File readers: JSONL, JSON and Parquet files (and folders of them) as raw records with locations.
+
+A reader never raises on a bad record: it yields a `Raw` carrying the reason, and the loader
+decides whether that stops the load (strict) or is reported and skipped. Validation of the record
+itself belongs to `Conversation.from_record`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ctxlab.datasets.jsonstream import iter_json_records
+from ctxlab.errors import CtxlabError
+
+SUFFIXES = (".jsonl", ".json", ".parquet")
+# Columns that hold nested data; in Parquet they are either nested types or JSON strings.
+NESTED_COLUMNS = ("messages", "conversations", "conversation", "tools", "meta")
+_BATCH_ROWS = 512
+_BOM = b"\xef\xbb\xbf"
+
+
+class Raw(NamedTuple):
+    """One record as read from its source, before validation.
+
+    Attributes:
+        where: ``<file>:<line>`` (for Parquet and Hugging Face datasets, the 1-based row).
+        default_id: ``<file stem>:<line>``, the conversation id of a record that has none.
+        record: the decoded value (None when `error` is set).
+        error: why the record could not be decoded.
+    """
+
+    where: str
+    default_id: str
+    record: Any = None
+    error: str | None = None
+
+
+def read_path(path: Path, display: str) -> Iterator[Raw]:
+    """Records of a file, or of every supported file under a folder (recursively, sorted).
+
+    Args:
+        path: the file or folder.
+        display: how locations name it (the path as the user wrote it).
+    """
+    if path.is_dir():
+        files = folder_files(path)
+        if not files:
+            raise CtxlabError(f"{display}: no .jsonl, .json or .parquet files in this folder")
+        return _read_files(files, path, display)
+    readers = {".jsonl": read_jsonl, ".json": read_json, ".parquet": read_parquet}
+    reader = readers.get(path.suffix.lower())
+    if reader is None:
+        raise CtxlabError(f"{display}: unsupported file type {path.suffix!r} "
+                          "(expected .jsonl, .json, .parquet or a folder of them)")
+    return reader(path, display)
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """The supported files under `folder`, sorted by relative path; hidden files and folders skipped."""
+    files = [p for p in folder.rglob("*")
+             if p.is_file() and p.suffix.lower() in SUFFIXES
+             and not any(part.startswith(".") for part in p.relative_to(folder).parts)]
+    return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
+
+
+def _read_files(files: list[Path], folder: Path, display: str) -> Iterator[Raw]:
+    for file in files:
+        yield from read_path(file, str(Path(display) / file.relative_to(folder)))
+
+
+def read_jsonl(path: Path, display: str) -> Iterator[Raw]:
+    """One record per line; blank lines are not records. Each line is decoded on its own, so an
+    invalid byte or a broken line is reported with its line number and the rest still loads."""
+    stem = path.stem
+    with path.open("rb") as f:
+        for number, data in enumerate(f, 1):
+            if number == 1 and data.startswith(_BOM):
+                data = data[len(_BOM):]
+            where, default_id = f"{display}:{number}", f"{stem}:{number}"
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield Raw(where, default_id, error=f"invalid UTF-8 (byte 0x{data[exc.start]:02x} "
+                                                   f"at column {exc.start + 1})")
+                continue
+            if not text.strip():
+                continue
+            try:
+                yield Raw(where, default_id, json.loads(text))
+            except json.JSONDecodeError as exc:
+                yield Raw(where, default_id, error=f"malformed JSON: {exc.msg} (column {exc.colno})")
+
+
+def read_json(path: Path, display: str) -> Iterator[Raw]:
+    """A single record, several, or an array of records; each located at the line it starts on."""
+    stem = path.stem
+    with path.open("rb") as f:
+        for item in iter_json_records(f):
+            yield Raw(f"{display}:{item.line}", f"{stem}:{item.line}", item.value, item.error)
+
+
+def read_parquet(path: Path, display: str) -> Iterator[Raw]:
+    """Rows of a Parquet file, one record batch at a time.
+
+    Nested columns may be nested types (their null fields are dropped: Arrow gives every struct
+    the union of all keys) or JSON strings (decoded per row).
+    """
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others alike
+        raise CtxlabError(f"{display}: not a readable Parquet file ({exc})") from exc
+    json_columns = {f.name for f in parquet.schema_arrow
+                    if f.name in NESTED_COLUMNS and str(f.type) in ("string", "large_string", "string_view")}
+    row = 0
+    for batch in parquet.iter_batches(batch_size=_BATCH_ROWS):
+        for values in batch.to_pylist():
+            row += 1
+            yield _parquet_row(values, json_columns, f"{display}:{row}", f"{path.stem}:{row}")
+
+
+def _parquet_row(values: dict[str, Any], json_columns: set[str], where: str, default_id: str) -> Raw:
+    record = drop_nulls({k: v for k, v in values.items() if k not in json_columns})
+    for column in json_columns:
+        text = values.get(column)
+        if text is None:
+            continue
+        try:
+            record[column] = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return Raw(where, default_id, error=f"column {column!r} is malformed JSON: {exc.msg}")
+    return Raw(where, default_id, record)
+
+
+def drop_nulls(value: Any) -> Any:
+    """Remove None-valued keys from mappings, recursively (lists keep their elements)."""
+    if isinstance(value, Mapping):
+        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [drop_nulls(v) for v in value]
+    return value
