@@ -180,6 +180,12 @@ def _result(strategy: BaseStrategy, request: Request, plan: Plan, elapsed: float
     dropped = plan.dropped_ids
     if dropped is None:
         present = {m.id for m in out if m.mark is None} | set(truncated)
+        # An input that was already marked (a summary from an earlier step) and comes out
+        # unchanged is kept, not dropped.
+        marked = [m for m in out if m.mark is not None and m.id not in present]
+        if marked:
+            originals = set(request.messages)
+            present.update(m.id for m in marked if m in originals)
         dropped = [i for i in input_ids if i not in present]
     after = request.cost(out) + request.overhead
     fits = after <= request.budget

@@ -51,8 +51,12 @@ class Usage(NamedTuple):
 
 
 def truncate_head_tail(text: str, max_chars: int, head_chars: int = 2000, tail_chars: int = 2000) -> str:
-    """Seed 003's L1 truncation: texts over `max_chars` keep head and tail around an omission marker."""
-    if len(text) <= max_chars:
+    """Seed 003's L1 truncation: texts over `max_chars` keep head and tail around an omission marker.
+
+    A text that head and tail already cover is returned unchanged: there is nothing to omit, and
+    the marker would only lengthen it (and repeat the overlap of head and tail).
+    """
+    if len(text) <= max_chars or head_chars + tail_chars >= len(text):
         return text
     omitted = len(text) - head_chars - tail_chars
     tail = text[-tail_chars:] if tail_chars else ""

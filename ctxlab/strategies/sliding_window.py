@@ -1,0 +1,73 @@
+"""`sliding_window`: seed 000, the Go agent's SimpleCompressor (Milestone 2 context subsystem).
+
+Two steps, as the seed's code comment orders them: cut any message longer than
+`max_chars_per_message` characters, then walk from the newest message back, accumulating token
+estimates, and drop everything older than the first message that does not fit. The seed's
+Assembler adds the system prompt and the user message around the compressed history, so here they
+are pinned; tool exchanges move as one unit. The seed records a `context.compressed` event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ctxlab.messages import Message
+from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
+from ctxlab.strategies.mechanics import pinned, tool_groups
+
+
+@register("sliding_window")
+@dataclass(frozen=True)
+class SlidingWindow(BaseStrategy):
+    """Seed 000's SimpleCompressor.
+
+    Attributes:
+        max_chars_per_message: messages longer than this (in characters, the seed's runes) are cut
+            to their first `max_chars_per_message` characters (`MAX_CHARS_PER_MESSAGE`, 4000).
+    """
+
+    max_chars_per_message: int = 4000
+
+    seed_counter: ClassVar[str] = "chars4"
+
+    def plan(self, request: Request) -> Plan:
+        keep = pinned(request.messages)
+        messages, counts = self._cut_long_messages(request, keep)
+        room = request.budget - request.overhead - sum(counts[i] for i in keep)
+        reason = None
+        if room < 0:
+            reason = (f"the system prompt and newest user message alone take {request.budget - room} "
+                      f"tokens, over the budget of {request.budget}")
+        keep |= _walk_back(messages, counts, keep, room)
+        kept = [messages[i] for i in sorted(keep)]
+        event = Event("context.compressed", {
+            "original_count": len(messages), "compressed_count": len(kept),
+            "estimated_tokens": sum(counts[i] for i in keep) + request.overhead,
+            "budget_tokens": request.budget})
+        return Plan(kept, [event], reason=reason)
+
+    def _cut_long_messages(self, request: Request, keep: set[int]) -> tuple[list[Message], list[int]]:
+        """Step 1: cut messages over the char cap, with the counts updated."""
+        messages, counts = list(request.messages), list(request.counts)
+        cap = self.max_chars_per_message
+        for i, m in enumerate(messages):
+            # Pinned messages are not history in the seed: the Assembler adds them uncut.
+            if i not in keep and len(text := m.text) > cap:
+                messages[i] = m.with_text(text[:cap])
+                counts[i] = request.counter.count_message(messages[i])
+        return messages, counts
+
+
+def _walk_back(messages: list[Message], counts: list[int], pinned_at: set[int], room: int) -> set[int]:
+    """Newest-first over the unpinned tool groups; stop at the first that does not fit."""
+    keep: set[int] = set()
+    for start, stop in reversed(tool_groups(messages)):
+        if start in pinned_at:
+            continue
+        cost = sum(counts[start:stop])
+        if cost > room:
+            break
+        room -= cost
+        keep.update(range(start, stop))
+    return keep

@@ -1,0 +1,152 @@
+"""`window_guard`: seed 003, the TypeScript context window guard (OwliaBot).
+
+L1 cuts every tool result over `max_tool_result_chars` to its head and tail around an omission
+marker; L2 keeps the request under ``context_window - reserve_tokens`` by dropping the oldest whole
+turns (user + assistant + tools), the system prompt always kept; L3 reports both with the seed's
+own warn lines, as events.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ctxlab.errors import CtxlabError
+from ctxlab.messages import Message
+from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
+from ctxlab.strategies.mechanics import Span, drop_oldest_turns, system_prefix, tool_groups, truncate_head_tail, turns
+
+
+@register("window_guard")
+@dataclass(frozen=True)
+class WindowGuard(BaseStrategy):
+    """Seed 003's three layers with its defaults.
+
+    Attributes:
+        max_tool_result_chars: L1 threshold: longer tool results are cut.
+        truncate_head_chars: characters kept from the start of a cut tool result.
+        truncate_tail_chars: characters kept from its end.
+        reserve_tokens: tokens left for the reply, subtracted from the context window.
+        model: a model name whose context window litellm knows (``max_input_tokens``).
+        context_window_override: a context window to use instead of the model's.
+    """
+
+    max_tool_result_chars: int = 50_000
+    truncate_head_chars: int = 2_000
+    truncate_tail_chars: int = 2_000
+    reserve_tokens: int = 8192
+    model: str | None = None
+    context_window_override: int | None = None
+
+    seed_counter: ClassVar[str] = "chars3"
+
+    def effective_budget(self, budget: int) -> int:
+        """``min(budget, window - reserve_tokens)`` when a window is configured, else `budget`."""
+        window = self.context_window_override or (context_window(self.model) if self.model else None)
+        return budget if window is None else min(budget, window - self.reserve_tokens)
+
+    def plan(self, request: Request) -> Plan:
+        messages, counts, events = self._truncate_tool_results(request)
+        budget = self.effective_budget(request.budget)
+        available = budget - request.overhead
+        if sum(counts) <= available:
+            return Plan(messages, events)
+        keep = window_by_turns(messages, counts, available)
+        dropped = [i for i in range(len(messages)) if i not in keep]
+        tokens = sum(counts[i] for i in dropped)
+        events.append(_warn("context_guard.dropped",
+                            f"Context guard: dropped {len(dropped)} old messages (estimated {tokens} tokens)",
+                            messages=len(dropped), tokens=tokens, budget=budget))
+        kept = [messages[i] for i in sorted(keep)]
+        used = sum(counts[i] for i in keep) + request.overhead
+        reason = None if used <= budget else (
+            f"the system prompt and the newest messages alone take {used} tokens, over the budget of {budget}")
+        return Plan(kept, events, reason=reason)
+
+    def _truncate_tool_results(self, request: Request) -> tuple[list[Message], list[int], list[Event]]:
+        """L1: head+tail truncation of long tool results, with the counts updated."""
+        messages, counts, events = list(request.messages), list(request.counts), []
+        names: dict[str, str] | None = None
+        for i, m in enumerate(messages):
+            if m.role != "tool" or len(text := m.text) <= self.max_tool_result_chars:
+                continue
+            cut = truncate_head_tail(text, self.max_tool_result_chars, self.truncate_head_chars,
+                                     self.truncate_tail_chars)
+            if cut == text:
+                continue
+            names = call_names(messages) if names is None else names
+            tool = m.name or names.get(m.tool_call_id or "", "unknown")
+            messages[i] = m.with_text(cut)
+            counts[i] = request.counter.count_message(messages[i])
+            events.append(_warn("context_guard.truncated",
+                                f'Context guard: truncated tool result for "{tool}" ({len(text)} → {len(cut)} chars)',
+                                id=m.id, tool=tool, original_chars=len(text), truncated_chars=len(cut)))
+        return messages, counts, events
+
+
+def window_by_turns(messages: Sequence[Message], counts: Sequence[int], available: int) -> set[int]:
+    """Indices to keep so `counts` fit `available`: the system prompt, then the newest whole turns.
+
+    When even the newest turn does not fit, its oldest tool groups go (never splitting one), keeping
+    its user message and at least its newest group. Shared with `observation_masking`.
+    """
+    prefix = system_prefix(messages)
+    keep = set(range(prefix))
+    room = available - sum(counts[:prefix])
+    spans = turns(messages, prefix)
+    if not spans:
+        return keep
+    drop = drop_oldest_turns(spans, counts, room)
+    if drop < len(spans):
+        return keep | set(range(spans[drop].start, len(messages)))
+    return keep | _trim_newest_turn(messages, counts, spans[-1].start, room)
+
+
+def _trim_newest_turn(messages: Sequence[Message], counts: Sequence[int], start: int, room: int) -> set[int]:
+    """The newest turn's user message plus its newest tool groups that fit (at least one)."""
+    keep = set()
+    if messages[start].role == "user":
+        keep.add(start)
+        room -= counts[start]
+        start += 1
+    groups = [Span(a + start, b + start) for a, b in tool_groups(messages[start:])]
+    if groups:
+        first = min(drop_oldest_turns(groups, counts, room), len(groups) - 1)
+        keep.update(range(groups[first].start, len(messages)))
+    return keep
+
+
+def call_names(messages: Sequence[Message]) -> dict[str, str]:
+    """Tool name of every call id (tool results usually carry only the id)."""
+    return {c.id: c.name for m in messages for c in m.tool_calls}
+
+
+@functools.lru_cache(maxsize=256)
+def context_window(model: str) -> int:
+    """The model's input window from litellm's bundled model map.
+
+    Raises:
+        CtxlabError: litellm does not know the model or its window.
+    """
+    # The bundled map (pinned with litellm's version) keeps replays reproducible and offline;
+    # the remote map changes over time and is retried for seconds when unreachable.
+    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    import litellm  # imported here: it takes seconds
+
+    litellm.suppress_debug_info = True
+    try:
+        window = litellm.get_model_info(model).get("max_input_tokens")
+    except Exception as exc:  # litellm raises several types for an unmapped model
+        raise CtxlabError(f"unknown model {model!r}: litellm has no context window for it; "
+                          "set context_window_override instead") from exc
+    if not window:
+        raise CtxlabError(f"litellm knows model {model!r} but not its max_input_tokens; "
+                          "set context_window_override instead")
+    return int(window)
+
+
+def _warn(name: str, line: str, **payload: object) -> Event:
+    return Event(name, {"level": "warn", "message": line, **payload})
