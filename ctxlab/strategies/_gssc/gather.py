@@ -1,0 +1,134 @@
+"""Gather: the seed's built-in gatherers, a BM25 retrieval gatherer over older messages, a registry.
+
+A gatherer is any callable ``(GatherInput) -> Sequence[Packet]``. Register one by name with
+``@register_gatherer("name")`` so that a strategy spec naming it can be rebuilt (specs store
+gatherers by name); an unregistered callable still works, but its spec cannot be replayed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from ctxlab.errors import UnknownNameError
+from ctxlab.messages import Message
+from ctxlab.strategies import mechanics
+from ctxlab.strategies._gssc.packets import (
+    EVIDENCE, HISTORY, INSTRUCTIONS, TASK, GatherInput, Packet, render, words,
+)
+
+Gatherer = Callable[[GatherInput], Sequence[Packet]]
+BM25_K1 = 1.5
+BM25_B = 0.75
+
+_GATHERERS: dict[str, Gatherer] = {}
+
+
+def register_gatherer(name: str) -> Callable[[Gatherer], Gatherer]:
+    """Decorator: make a gatherer available to ``gssc(gatherers=(..., name))``."""
+
+    def decorate(fn: Gatherer) -> Gatherer:
+        _GATHERERS[name] = fn
+        return fn
+
+    return decorate
+
+
+def list_gatherers() -> list[str]:
+    return sorted(_GATHERERS)
+
+
+def resolve_gatherers(spec: Sequence[str | Gatherer]) -> list[Gatherer]:
+    """Gatherer callables for names or callables.
+
+    Raises:
+        UnknownNameError: a name that is not registered.
+    """
+    resolved = []
+    for item in spec:
+        if callable(item):
+            resolved.append(item)
+        elif item in _GATHERERS:
+            resolved.append(_GATHERERS[item])
+        else:
+            raise UnknownNameError("gssc gatherer", str(item), list(_GATHERERS))
+    return resolved
+
+
+@register_gatherer("instructions")
+def instructions_gatherer(inp: GatherInput) -> list[Packet]:
+    """The system prompt as the P0 instructions packet (seed's InstructionsGatherer)."""
+    if not inp.instructions:
+        return []
+    return [Packet(inp.instructions, INSTRUCTIONS, source="instructions",
+                   metadata={"source_ids": tuple(m.id for m in inp.instruction_messages)})]
+
+
+@register_gatherer("task")
+def task_gatherer(inp: GatherInput) -> list[Packet]:
+    """The current query as the P0 task packet (seed's TaskGatherer)."""
+    if not inp.query or inp.query_message is None:
+        return []
+    m = inp.query_message
+    return [Packet(inp.query, TASK, timestamp=m.timestamp, source="task", metadata={"source_ids": (m.id,)})]
+
+
+@register_gatherer("history")
+def history_gatherer(inp: GatherInput) -> list[Packet]:
+    """The last `max_history_messages` messages as ONE packet of ``[role] content`` lines (seed's
+    HistoryGatherer formats the history as a single packet)."""
+    window = inp.window
+    content = "".join(render(m) + "\n" for m in window)
+    if not content:
+        return []
+    stamps = [m.timestamp for m in window if m.timestamp is not None]
+    return [Packet(content, HISTORY, timestamp=max(stamps) if stamps else None, source="history",
+                   metadata={"message_count": len(window), "source_ids": tuple(m.id for m in window)})]
+
+
+@register_gatherer("retrieval")
+def retrieval_gatherer(inp: GatherInput) -> list[Packet]:
+    """The `top_k` older messages (outside the history window) that best match the query by BM25,
+    as evidence packets (the role the seed's RAGGatherer plays for an external store)."""
+    older = inp.older
+    query = set(words(inp.query))
+    if not older or not query:
+        return []
+    texts = [render(m) for m in older]
+    scores = bm25([words(t) for t in texts], query)
+    ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], -i))[:inp.top_k]
+    return [Packet(texts[i], EVIDENCE, timestamp=older[i].timestamp, source="retrieval",
+                   metadata={"source_ids": (older[i].id,), "bm25": round(scores[i], 6)}) for i in ranked]
+
+
+def bm25(docs: Sequence[Sequence[str]], query: set[str], k1: float = BM25_K1, b: float = BM25_B) -> list[float]:
+    """Okapi BM25 of each document (a word sequence) for the query terms (Lucene's idf, never negative)."""
+    if not docs:
+        return []
+    avgdl = sum(len(d) for d in docs) / len(docs) or 1.0
+    tfs = [Counter(t for t in d if t in query) for d in docs]
+    df = Counter(t for tf in tfs for t in tf)
+    idf = {t: math.log((len(docs) - n + 0.5) / (n + 0.5) + 1.0) for t, n in df.items()}
+    scores = []
+    for d, tf in zip(docs, tfs):
+        norm = k1 * (1.0 - b + b * len(d) / avgdl)
+        scores.append(sum(idf[t] * f * (k1 + 1.0) / (f + norm) for t, f in tf.items()))
+    return scores
+
+
+def gather_input(messages: Sequence[Message], max_history: int, top_k: int) -> GatherInput:
+    """Split a conversation the way the seed's BuildInput does: instructions, query, history."""
+    prefix = mechanics.system_prefix(messages)
+    q = mechanics.newest_user(messages)
+    history = tuple(m for i, m in enumerate(messages) if i >= prefix and i != q)
+    return GatherInput(query=messages[q].text if q is not None else "",
+                       query_message=messages[q] if q is not None else None,
+                       instructions="\n\n".join(m.text for m in messages[:prefix]),
+                       instruction_messages=tuple(messages[:prefix]), history=history,
+                       max_history_messages=max_history, top_k=top_k)
+
+
+def gather(gatherers: Sequence[Gatherer], inp: GatherInput) -> list[Packet]:
+    """Run every gatherer in order (the seed's sequential CompositeGatherer) and concatenate."""
+    return [p for g in gatherers for p in g(inp)]

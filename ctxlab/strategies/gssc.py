@@ -1,0 +1,212 @@
+"""`gssc`: seed 002's Go GSSC pipeline (Gather -> Select -> Structure -> Compress).
+
+Every call rebuilds the prompt, as the seed's builder does for every agent step: packets are
+gathered (system prompt, current query, the last messages as history, older messages retrieved by
+BM25 as evidence), scored by relevance and recency, selected within ``budget * (1 - reserve_ratio)``,
+laid out in the seed's sectioned template and truncated section by section if still over. The
+result is one system message holding the structured context, then the newest user message itself.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+from ctxlab.errors import CtxlabError, UnknownNameError
+from ctxlab.messages import Message, as_messages
+from ctxlab.strategies import mechanics
+from ctxlab.strategies._gssc import compress as compress_phase
+from ctxlab.strategies._gssc import structure
+from ctxlab.strategies._gssc.gather import Gatherer, gather, gather_input, register_gatherer, resolve_gatherers
+from ctxlab.strategies._gssc.packets import GatherInput, Packet, render
+from ctxlab.strategies._gssc.select import Weights, clock_of, score, select
+from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, Tools, register
+from ctxlab.tokens import TokenCounter, get_counter
+
+RESULT_ID = "gssc_context"
+STRUCTURERS = ("sectioned", "minimal", "custom")
+DEFAULT_GATHERERS = ("instructions", "task", "history", "retrieval")
+PINNED_GATHERERS = ("instructions", "task")
+RETRIES = 3  # re-fits when a counter's message count is not quite text count + message overhead
+
+
+def available_tokens(budget: int, reserve_ratio: float) -> int:
+    """The seed's GetAvailableTokens: ``int(budget * (1 - reserve_ratio))`` (8000 -> 6800)."""
+    return int(budget * (1 - reserve_ratio))
+
+
+class Built(NamedTuple):
+    """One pipeline run: the context text, the gather input, packet counts and the cuts made."""
+
+    text: str
+    inp: GatherInput
+    gathered: int
+    selected: tuple[Packet, ...]
+    cuts: tuple[tuple[str, str], ...]
+
+
+@register("gssc")
+@dataclass(frozen=True)
+class GSSC(BaseStrategy):
+    """Seed 002: P0..P4 packets, relevance + recency scores, sectioned template, section truncation.
+
+    Attributes:
+        reserve_ratio: share of the budget left for the reply (available = budget * 0.85).
+        min_relevance: non-P0 packets below this relevance are filtered out (task_state excepted).
+        relevance_weight, recency_weight: composite = 0.7 * relevance + 0.3 * recency.
+        recency_tau: seconds of the recency decay ``exp(-dt / tau)``.
+        max_history_messages: messages in the history packet ([Context]).
+        enable_compression: run the Compress phase (section truncation) when over.
+        enable_mmr: re-rank non-P0 packets by maximal marginal relevance (`mmr_lambda`).
+        filter_history: apply MinRelevance to the history packet too (the seed does).
+        structurer: ``sectioned`` (the seed's default), ``minimal`` or ``custom`` (`template`).
+        template: the custom structurer's template with ``{{instructions}}``-style placeholders.
+        output_template: the [Output] text ("" = the seed's answer format).
+        retrieval_top_k: evidence packets the retrieval gatherer returns.
+        gatherers: registered gatherer names or callables ``(GatherInput) -> list[Packet]``.
+    """
+
+    reserve_ratio: float = 0.15
+    min_relevance: float = 0.3
+    relevance_weight: float = 0.7
+    recency_weight: float = 0.3
+    recency_tau: float = 3600.0
+    max_history_messages: int = 10
+    enable_compression: bool = True
+    enable_mmr: bool = False
+    mmr_lambda: float = 0.7
+    filter_history: bool = True
+    structurer: str = "sectioned"
+    template: str = ""
+    output_template: str = ""
+    retrieval_top_k: int = 5
+    gatherers: tuple[str | Gatherer, ...] = DEFAULT_GATHERERS
+
+    # The seed counts with tiktoken (exact) and does not name the encoding; cl100k_base assumed.
+    seed_counter: ClassVar[str] = "cl100k_base"
+
+    def __post_init__(self) -> None:
+        if self.structurer not in STRUCTURERS:
+            raise UnknownNameError("gssc structurer", self.structurer, STRUCTURERS)
+        object.__setattr__(self, "gatherers", tuple(self.gatherers))
+        resolve_gatherers(self.gatherers)
+        if self.structurer == "custom" and self.template and "{{instructions}}" not in self.template:
+            raise CtxlabError("gssc pins the system prompt, so a custom template must include {{instructions}}")
+        missing = [name for name in PINNED_GATHERERS if name not in self.gatherers]
+        if missing:
+            raise CtxlabError(f"gssc pins the system prompt and the query, so gatherers must include "
+                              f"{' and '.join(map(repr, missing))}")
+
+    def build(self, messages: Iterable[Message | Mapping[str, Any]], budget: int,
+              counter: str | TokenCounter = "cl100k_base", tools: Tools | None = None) -> str:
+        """The seed's Build: the structured context string, fitted to ``budget * (1 - reserve_ratio)``."""
+        request = Request(as_messages(messages), budget, get_counter(counter), tuple(tools or ()))
+        return self.pipeline(request, available_tokens(budget, self.reserve_ratio)).text
+
+    def pipeline(self, request: Request, limit: int) -> Built:
+        """Gather, select within `limit` tokens, structure, and compress to `limit` tokens."""
+        inp = gather_input(request.messages, self.max_history_messages, self.retrieval_top_k)
+        packets = gather(resolve_gatherers(self.gatherers), inp)
+        weights = Weights(self.relevance_weight, self.recency_weight, self.recency_tau)
+        scored = score(packets, inp.query, clock_of(request.messages), weights, request.counter.count)
+        selected = select(scored, limit, min_relevance=self.min_relevance, filter_history=self.filter_history,
+                          mmr_lambda=self.mmr_lambda if self.enable_mmr else None)
+        text, sections = self._structure(selected, inp.query)
+        done = (compress_phase.compress(text, limit, request.counter.count, sections)
+                if self.enable_compression else compress_phase.Compressed(text))
+        return Built(done.text, inp, len(packets), tuple(selected), done.cuts)
+
+    def plan(self, request: Request) -> Plan:
+        messages = request.messages
+        if not messages:
+            return Plan(())
+        q = mechanics.newest_user(messages)
+        available = available_tokens(request.budget, self.reserve_ratio)
+        built = self._fit(request, q, available)
+        if built is None or not built.text.strip() or not _instructions_whole(messages, built.text):
+            return _passthrough(request, available)
+        ids = account(messages, built, q)
+        out = [Message("system", built.text, id=RESULT_ID, mark="marker", source_ids=ids.sources)]
+        out += [messages[q]] if q is not None else []
+        payload = _payload(built, available, request.cost(out) + request.overhead)
+        return Plan(out, events=(Event("gssc.build", payload),), truncated_ids=ids.truncated, dropped_ids=ids.dropped)
+
+    def _fit(self, request: Request, q: int | None, available: int) -> Built | None:
+        """Run the pipeline with the tokens left for the context message; tighten and rerun if the
+        counted message is still over (None when nothing fits)."""
+        count_message = request.counter.count_message
+        shell = count_message(Message("system", "", id=RESULT_ID))
+        fixed = request.overhead + shell + (request.counts[q] if q is not None else 0)
+        limit = available - fixed
+        for _ in range(RETRIES):
+            if limit <= 0:
+                return None
+            built = self.pipeline(request, limit)
+            over = count_message(Message("system", built.text, id=RESULT_ID)) - shell + fixed - available
+            if over <= 0 or not self.enable_compression:
+                return built
+            limit -= over
+        return None
+
+    def _structure(self, selected: Sequence[Packet], query: str) -> tuple[str, list[tuple[str, str]] | None]:
+        """The context text, and its sections when the compressor should not re-parse them (``[]``:
+        the minimal layout has none, so it is cut by lines; None: parse the custom template's)."""
+        if self.structurer == "sectioned":
+            sections = structure.sectioned(selected, query, self.output_template)
+            return structure.render_sections(sections), sections
+        if self.structurer == "minimal":
+            return structure.minimal(selected, query), []
+        return structure.custom(selected, query, self.template, self.output_template), None
+
+
+class Accounting(NamedTuple):
+    """Where each input id went; `sources` (input order) are those whose text the context carries."""
+
+    kept: list[str]
+    truncated: list[str]
+    dropped: list[str]
+    sources: tuple[str, ...]
+
+
+def account(messages: Sequence[Message], built: Built, q: int | None) -> Accounting:
+    """Kept (whole in the context), truncated (first line in it) and dropped ids; only messages of
+    selected packets count as present. The query is kept: it is sent as itself."""
+    text = built.text
+    candidates = {i for p in built.selected for i in p.source_ids}
+    prefix = mechanics.system_prefix(messages)
+    kept, truncated, dropped, sources = [], [], [], []
+    for i, m in enumerate(messages):
+        snippet = (m.text if i < prefix or i == q else render(m)).strip()
+        whole = (m.id in candidates or i < prefix) and snippet in text
+        partial = not whole and m.id in candidates and snippet.split("\n", 1)[0] in text
+        (kept if whole or i == q else truncated if partial else dropped).append(m.id)
+        if whole or partial:
+            sources.append(m.id)
+    return Accounting(kept, truncated, dropped, tuple(sources))
+
+
+def _instructions_whole(messages: Sequence[Message], text: str) -> bool:
+    """Whether every system-prompt message is whole in the context (CONTRACTS: pinned, never cut)."""
+    return all(m.text.strip() in text for m in messages[:mechanics.system_prefix(messages)])
+
+
+def _passthrough(request: Request, available: int) -> Plan:
+    """When the structured context cannot hold the whole system prompt: the pinned messages as they are."""
+    messages = request.messages
+    out = [messages[i] for i in sorted(mechanics.pinned(messages))]
+    after = request.cost(out) + request.overhead
+    reason = (f"the system prompt and newest user message alone need {after} tokens, over the budget of "
+              f"{request.budget}") if after > request.budget else None
+    payload = {"available_tokens": available, "fallback": "pinned", "output_tokens": after}
+    return Plan(out, events=(Event("gssc.build", payload),), reason=reason)
+
+
+def _payload(built: Built, available: int, after: int) -> dict[str, Any]:
+    kinds = Counter(p.type for p in built.selected)
+    return {"available_tokens": available, "gathered": built.gathered, "selected": dict(sorted(kinds.items())),
+            "cuts": [list(c) for c in built.cuts], "output_tokens": after, "fallback": None}
+
+
+__all__ = ["GSSC", "GatherInput", "Gatherer", "Packet", "available_tokens", "register_gatherer"]
