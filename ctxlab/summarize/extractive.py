@@ -1,0 +1,260 @@
+"""`extractive`: the offline summarizer: a structured summary built from the messages themselves.
+
+Each message yields scored items for the sections of `ctxlab.summarize.sections` (user requests,
+constraint and decision sentences, files read and modified from tool calls, commands, error
+lines, progress and next steps, sentences dense in concrete details). Items are deduplicated,
+ranked within their section (section weight + intrinsic score + recency) and the lowest ranked
+are left out until the rendered summary fits `max_tokens`. Items are whole (a sentence, a path,
+a command), so nothing is cut mid-path. A previous summary is parsed and folded in: its file
+lists, goals, constraints and decisions carry forward, its progress yields to newer progress.
+
+Per-message extraction is cached by message, so per-turn replays extract each message once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ctxlab.messages import Message
+from ctxlab.summarize import heuristics as h
+from ctxlab.summarize.base import SummaryResult
+from ctxlab.summarize.message import unwrap
+from ctxlab.summarize.sections import (
+    COMMANDS, CONSTRAINTS, CONTEXT, DECISIONS, ERRORS, GOAL, MODIFIED, NEXT, PROGRESS, READ, SECTIONS,
+    parse_summary, render,
+)
+from ctxlab.summarize.toolcalls import classify, tool_names
+from ctxlab.tokens import TokenCounter
+
+_WEIGHTS = {GOAL: 6.0, CONSTRAINTS: 6.0, DECISIONS: 5.5, MODIFIED: 5.0, ERRORS: 4.0, NEXT: 4.0,
+            READ: 3.5, PROGRESS: 3.0, COMMANDS: 3.0, CONTEXT: 2.0}
+# Newer progress, errors and next steps matter more than older ones; goals and decisions do not age.
+_RECENCY = {PROGRESS: 2.0, NEXT: 2.0, ERRORS: 1.5, COMMANDS: 1.0, CONTEXT: 1.0}
+_CARRIED = {GOAL: 1.0, CONSTRAINTS: 1.0, DECISIONS: 1.0, MODIFIED: 1.0, READ: 0.5}
+_REQUEST_CHARS = 280
+_SENTENCE_CHARS = 240
+_COMMAND_CHARS = 160
+_EXTRACT_ENTRIES = 50_000
+
+
+class Item(NamedTuple):
+    """One summary line: its section, text, intrinsic score, position (order and recency), tag."""
+
+    section: str
+    text: str
+    score: float
+    seq: float = 0.0
+    tag: str = ""
+
+
+@dataclass(frozen=True)
+class ExtractiveSummarizer:
+    """The offline structured summarizer (see the module docstring)."""
+
+    kind = "extractive"
+
+    @property
+    def name(self) -> str:
+        return self.kind
+
+    def summarize(self, messages: Sequence[Message], *, previous_summary: str | None = None,
+                  counter: TokenCounter, max_tokens: int) -> SummaryResult:
+        started = time.perf_counter()
+        previous = [previous_summary] if previous_summary else []
+        previous += [unwrap(m.text) for m in messages if m.mark == "summary"]
+        items = gather([m for m in messages if m.mark != "summary"])
+        if previous:
+            items = merge(parse_summary("\n\n".join(previous)), items)
+        text = fit(_first_goal_first(items), counter, max_tokens)
+        return SummaryResult(
+            text=text, input_tokens=sum(counter.count_message(m) for m in messages),
+            output_tokens=counter.count(text), cost_usd=0.0,
+            latency_ms=(time.perf_counter() - started) * 1000, model=self.kind)
+
+    def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
+                              max_tokens: int) -> SummaryResult:
+        """The prefix of a split turn: the same extraction, without a previous summary."""
+        return self.summarize(messages, counter=counter, max_tokens=max_tokens)
+
+
+def gather(messages: Sequence[Message]) -> list[Item]:
+    """Items of all messages in conversation order; only the latest two status lines are kept."""
+    names = tool_names(messages)
+    items: list[Item] = []
+    for pos, message in enumerate(messages):
+        name = names.get(message.tool_call_id or "", message.name or "tool")
+        for k, (section, text, score, tag) in enumerate(extract(message, name)):
+            items.append(Item(section, text, score, pos + k / 1000, tag))
+    leads = [i for i, it in enumerate(items) if it.tag == "lead"]
+    keep_leads = set(leads[-2:])  # only the latest assistant status lines say where things stand
+    return [it for i, it in enumerate(items) if it.tag != "lead" or i in keep_leads]
+
+
+def merge(previous: dict[str, list[str]], items: list[Item]) -> list[Item]:
+    """Fold a parsed previous summary in: its items come first (older) and carry forward; its
+    next steps are superseded when the new messages state new ones."""
+    has_next = any(it.section == NEXT for it in items)
+    carried = []
+    count = sum(len(v) for v in previous.values()) or 1
+    for section, lines in previous.items():
+        if section == NEXT and has_next:
+            continue
+        for line in lines:
+            texts = [line] if len(line) <= _SENTENCE_CHARS * 2 else list(h.sentences(line))
+            for text in texts:
+                seq = -1.0 + len(carried) / count / 2
+                carried.append(Item(section, text, _CARRIED.get(section, 0.0), seq, "previous"))
+    return carried + items
+
+
+def fit(items: list[Item], counter: TokenCounter, max_tokens: int) -> str:
+    """Render the highest-ranked items that fit in `max_tokens` (as counted by `counter`)."""
+    items = _dedupe(items)
+    if not items or max_tokens <= 0:
+        return ""
+    low = min(it.seq for it in items)
+    span = (max(it.seq for it in items) - low) or 1.0
+    priority = [_WEIGHTS.get(it.section, 2.0) + it.score + _RECENCY.get(it.section, 0.5) * (it.seq - low) / span
+                for it in items]
+    order = sorted(range(len(items)), key=lambda i: (-priority[i], items[i].seq))
+    chosen: list[int] = []
+    opened: set[str] = set()
+    used = 0
+    for i in order:
+        item = items[i]
+        cost = counter.count(f"- {item.text}") + 1
+        if item.section not in opened:
+            cost += counter.count(f"## {item.section}") + 2
+        if used + cost <= max_tokens:
+            chosen.append(i)
+            opened.add(item.section)
+            used += cost
+    text = _render([items[i] for i in chosen])
+    while chosen and counter.count(text) > max_tokens:  # the per-line estimate was short: trim more
+        chosen.pop()
+        text = _render([items[i] for i in chosen])
+    return text
+
+
+def extract(message: Message, tool_name: str = "tool") -> tuple[tuple[str, str, float, str], ...]:
+    """``(section, text, score, tag)`` items of one message, cached per message."""
+    key = (message, tool_name)
+    cached = _EXTRACTED.get(key)
+    if cached is None:
+        if len(_EXTRACTED) >= _EXTRACT_ENTRIES:
+            _EXTRACTED.clear()
+        if message.role == "user":
+            cached = _user_items(message.text)
+        elif message.role == "assistant":
+            cached = _assistant_items(message)
+        elif message.role == "tool":
+            cached = _tool_items(message.text)
+        else:
+            cached = ()
+        _EXTRACTED[key] = cached
+    return cached
+
+
+_EXTRACTED: dict[tuple[Message, str], tuple[tuple[str, str, float, str], ...]] = {}
+
+
+def _user_items(text: str) -> tuple[tuple[str, str, float, str], ...]:
+    body = h.prose(text)
+    sentences = list(h.sentences(body))
+    if not sentences:
+        return ()
+    # Constraint and decision sentences go to their own sections; the rest is the request,
+    # verbatim when short (a message of rules only states no new request).
+    ruled = {s for s in sentences if h.CONSTRAINT.search(s) or h.DECISION.search(s)}
+    request = h.lead("\n".join(s for s in sentences if s not in ruled), _REQUEST_CHARS)
+    trivial = len(request.split()) <= 3 and not h.concreteness(request)
+    out = [(GOAL, request, -3.0 if trivial else 1.0, "")] if request else []
+    for sentence in sentences:
+        if sentence in request:
+            continue
+        out.extend(_classify_sentence(sentence, user=True))
+    # Errors in the prose are part of the request; pasted logs (code blocks) are errors seen.
+    out.extend((ERRORS, h.shorten(line, _SENTENCE_CHARS), score, "") for line, score in h.error_lines(h.code(text), 2))
+    return tuple(out)
+
+
+def _assistant_items(message: Message) -> tuple[tuple[str, str, float, str], ...]:
+    out: list[tuple[str, str, float, str]] = []
+    body = h.prose(message.text)
+    for sentence in h.sentences(body):
+        out.extend(_classify_sentence(sentence, user=False))
+    if body.strip() and not out:  # a status line when no sentence said anything more specific
+        out.append((PROGRESS, h.lead(body, _SENTENCE_CHARS), 0.5, "lead"))
+    for call in message.tool_calls:
+        info = classify(call)
+        if info.kind == "command" and info.command:
+            out.append((COMMANDS, h.shorten(info.command, _COMMAND_CHARS), 0.5, ""))
+        elif info.kind in ("read", "modify"):
+            section = MODIFIED if info.kind == "modify" else READ
+            out.extend((section, path, 0.5, "") for path in info.paths)
+        else:
+            args = ", ".join(f"{k}={v}" for k, v in info.args.items() if isinstance(v, str | int | float))
+            out.append((CONTEXT, h.shorten(f"{info.name}({args})", _COMMAND_CHARS), 0.5, ""))
+    return tuple(out)
+
+
+def _tool_items(text: str) -> tuple[tuple[str, str, float, str], ...]:
+    out = [(ERRORS, h.shorten(line, _SENTENCE_CHARS), score, "") for line, score in h.error_lines(text)]
+    summary = h.runner_summary(text)
+    if summary and all(summary not in line for _, line, _, _ in out):
+        out.append((ERRORS if h.failed(summary) else PROGRESS, h.shorten(summary, _SENTENCE_CHARS), 1.0, ""))
+    return tuple(out)
+
+
+def _classify_sentence(sentence: str, *, user: bool) -> list[tuple[str, str, float, str]]:
+    density = h.concreteness(sentence)
+    text = h.shorten(sentence, _SENTENCE_CHARS)
+    bonus = min(density, 4) * 0.25
+    if h.DECISION.search(sentence):
+        return [(DECISIONS, text, 1.0 + bonus, "")]
+    if h.CONSTRAINT.search(sentence) and (user or density):
+        return [(CONSTRAINTS, text, (1.0 if user else 0.0) + bonus, "")]
+    if not user and h.NEXT.search(sentence):
+        return [(NEXT, text, 0.5 + bonus, "")]
+    if not user and h.PROGRESS.search(sentence):
+        return [(PROGRESS, text, 0.5 + bonus, "")]
+    if density:
+        return [(CONTEXT, text, (0.5 if user else 0.0) + bonus, "")]
+    return []
+
+
+def _first_goal_first(items: list[Item]) -> list[Item]:
+    """The earliest request (carried from a previous summary or new) is the session's goal."""
+    goals = [i for i, it in enumerate(items) if it.section == GOAL]
+    if goals:
+        first = min(goals, key=lambda i: items[i].seq)
+        items = list(items)
+        items[first] = items[first]._replace(score=items[first].score + 2.0)
+    return items
+
+
+def _dedupe(items: list[Item]) -> list[Item]:
+    """One item per text (the highest-weighted section wins, at its first position); a file
+    that was modified is not listed again as read."""
+    modified = {it.text for it in items if it.section == MODIFIED}
+    best: dict[str, Item] = {}
+    for it in items:
+        if it.section == READ and it.text in modified:
+            continue
+        key = " ".join(it.text.lower().split())
+        old = best.get(key)
+        if old is None:
+            best[key] = it
+        elif _WEIGHTS.get(it.section, 0) + it.score > _WEIGHTS.get(old.section, 0) + old.score:
+            best[key] = it._replace(seq=min(it.seq, old.seq))
+    return list(best.values())
+
+
+def _render(items: list[Item]) -> str:
+    sections: dict[str, list[str]] = {s: [] for s in SECTIONS}
+    for it in sorted(items, key=lambda it: it.seq):
+        sections.setdefault(it.section, []).append(it.text)
+    return render(sections)

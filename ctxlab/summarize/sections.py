@@ -1,0 +1,95 @@
+"""The structured summary format: section names, parsing a previous summary, rendering.
+
+Both summarizers write Markdown sections (``## Goal`` then ``- item`` lines). Parsing accepts
+that format, pi-mono's (``## Constraints & Preferences``, ``### Done``, ``<read-files>`` blocks)
+and free prose (kept as Critical Context), so an incremental compaction can fold any previous
+summary into the new one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+GOAL = "Goal"
+CONSTRAINTS = "Constraints & Preferences"
+DECISIONS = "Key Decisions"
+READ = "Files Read"
+MODIFIED = "Files Modified"
+COMMANDS = "Commands Run"
+ERRORS = "Errors Seen"
+PROGRESS = "Progress"
+NEXT = "Next Steps"
+CONTEXT = "Critical Context"
+SECTIONS = (GOAL, CONSTRAINTS, DECISIONS, READ, MODIFIED, COMMANDS, ERRORS, PROGRESS, NEXT, CONTEXT)
+
+_ALIASES = {
+    "goal": GOAL, "goals": GOAL, "user requests": GOAL, "requests": GOAL, "original request": GOAL,
+    "constraints": CONSTRAINTS, "constraints & preferences": CONSTRAINTS, "constraints & rules": CONSTRAINTS,
+    "constraints and preferences": CONSTRAINTS, "rules": CONSTRAINTS, "preferences": CONSTRAINTS,
+    "key decisions": DECISIONS, "decisions": DECISIONS,
+    "files read": READ, "read files": READ, "read-files": READ,
+    "files modified": MODIFIED, "modified files": MODIFIED, "modified-files": MODIFIED,
+    "commands": COMMANDS, "commands run": COMMANDS,
+    "errors": ERRORS, "errors seen": ERRORS, "blocked": ERRORS,
+    "progress": PROGRESS, "done": PROGRESS, "in progress": PROGRESS, "early progress": PROGRESS,
+    "next steps": NEXT, "next": NEXT,
+    "critical context": CONTEXT, "context": CONTEXT, "context for suffix": CONTEXT,
+}
+_HEADER = re.compile(r"^\s*(?:#{1,6}\s*(.+?)|\*\*(.+?)\*\*)\s*:?\s*$")
+_TAG = re.compile(r"^\s*<(/?)(read-files|modified-files)>\s*$")
+_BULLET = re.compile(r"^\s*(?:[-*+•]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
+_RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,})\s*$")
+
+
+def section_of(header: str) -> str | None:
+    """The canonical section a header names, None for an unknown header."""
+    key = header.strip().strip("*:# ").lower()
+    return _ALIASES.get(key)
+
+
+def parse_summary(text: str) -> dict[str, list[str]]:
+    """Split a summary into ``{section: [items]}``; lines under unknown headers or before any
+    header go to Critical Context, ``<read-files>``/``<modified-files>`` blocks to the file lists."""
+    out: dict[str, list[str]] = {}
+    current = CONTEXT
+    outer = CONTEXT
+    for raw in text.splitlines():
+        tag = _TAG.match(raw)
+        if tag:
+            opening = not tag.group(1)
+            outer = current if opening else outer
+            current = (READ if tag.group(2) == "read-files" else MODIFIED) if opening else outer
+            continue
+        header = _HEADER.match(raw)
+        if header:
+            current = section_of(header.group(1) or header.group(2) or "") or CONTEXT
+            continue
+        if _RULE.match(raw):
+            continue
+        item = _BULLET.sub("", raw).strip()
+        if item and item.lower() not in ("(none)", "none", "n/a"):
+            out.setdefault(current, []).append(item)
+    return out
+
+
+def render(sections: Mapping[str, Sequence[str]]) -> str:
+    """Markdown: ``## Section`` headers in the canonical order, one ``- item`` per line."""
+    blocks = []
+    for name in (*SECTIONS, *(s for s in sections if s not in SECTIONS)):
+        items = sections.get(name)
+        if items:
+            blocks.append("\n".join([f"## {name}", *(f"- {item}" for item in items)]))
+    return "\n\n".join(blocks)
+
+
+def file_lists_block(read: Iterable[str], modified: Iterable[str]) -> str:
+    """pi-mono's file-operation tags, appended to an LLM summary so file lists survive verbatim."""
+    modified = list(dict.fromkeys(modified))
+    read = [f for f in dict.fromkeys(read) if f not in set(modified)]
+    blocks = []
+    if read:
+        blocks.append("<read-files>\n" + "\n".join(read) + "\n</read-files>")
+    if modified:
+        blocks.append("<modified-files>\n" + "\n".join(modified) + "\n</modified-files>")
+    return "\n\n".join(blocks)
