@@ -94,11 +94,6 @@ def trim_text(text: str, max_chars: int) -> str | None:
     return trimmed if len(trimmed) < len(text) else None
 
 
-def call_names(messages: Sequence[Message]) -> dict[str, str]:
-    """Tool call id -> tool name, so a result's preview can say which tool produced it."""
-    return {c.id: c.name for m in messages for c in m.tool_calls}
-
-
 def last_rounds_start(messages: Sequence[Message], start: int, rounds: int) -> int:
     """Index where the last `rounds` rounds begin (a round opens at a user message)."""
     spans = mechanics.turns(messages, start)

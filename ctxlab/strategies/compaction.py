@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar, NamedTuple
 
-from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
+from ctxlab.models import context_window
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
 from ctxlab.strategies.mechanics import Usage, clip_to_tokens, find_cut_point, system_prefix, tool_groups
 from ctxlab.summarize import Summarizer, SummaryResult, get_summarizer
@@ -120,12 +120,7 @@ class Compaction(BaseStrategy):
             return int(self.context_window)
         if not self.model:
             return None
-        from ctxlab.summarize.client import model_window
-
-        found = model_window(self.model)
-        if found is None:
-            raise CtxlabError(f"compaction: no context window known for model {self.model!r}; pass context_window")
-        return found
+        return context_window(self.model)
 
     @cached_property
     def engine(self) -> Summarizer:

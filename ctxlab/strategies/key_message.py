@@ -17,7 +17,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from ctxlab.messages import Message, as_messages
 from ctxlab.strategies import mechanics
-from ctxlab.strategies._key_message_fallback import call_names, last_rounds_start, tool_preview, trim_text
+from ctxlab.strategies._key_message_fallback import last_rounds_start, tool_preview, trim_text
 from ctxlab.strategies._key_message_scoring import classify_units, gather_units, greedy, score_messages, unit_costs
 from ctxlab.strategies.base import BaseStrategy, CompressionResult, Event, Plan, Request, register
 from ctxlab.strategies.mechanics import Span, Usage
@@ -102,7 +102,7 @@ class KeyMessage(BaseStrategy):
 
     def _previews(self, messages: list[Message], counts: list[int], editable: range, protected: set[int],
                   counter: TokenCounter) -> None:
-        names = call_names(messages)
+        names = mechanics.call_names(messages)
         for i in editable:
             m = messages[i]
             if m.role == "tool" and i not in protected:

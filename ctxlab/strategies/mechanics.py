@@ -170,3 +170,40 @@ def find_cut_point(messages: Sequence[Message], counts: Sequence[int], keep_toke
     while turn_start > start and messages[turn_start].role != "user":
         turn_start -= 1
     return CutPoint(index, turn_start)
+
+
+def window_by_turns(messages: Sequence[Message], counts: Sequence[int], available: int) -> set[int]:
+    """Indices to keep so `counts` fit `available`: the system prompt, then the newest whole turns.
+
+    When even the newest turn does not fit, its oldest tool groups go (never splitting one), keeping
+    its user message and at least its newest group.
+    """
+    prefix = system_prefix(messages)
+    keep = set(range(prefix))
+    room = available - sum(counts[:prefix])
+    spans = turns(messages, prefix)
+    if not spans:
+        return keep
+    drop = drop_oldest_turns(spans, counts, room)
+    if drop < len(spans):
+        return keep | set(range(spans[drop].start, len(messages)))
+    return keep | _trim_newest_turn(messages, counts, spans[-1].start, room)
+
+
+def _trim_newest_turn(messages: Sequence[Message], counts: Sequence[int], start: int, room: int) -> set[int]:
+    """The newest turn's user message plus its newest tool groups that fit (at least one)."""
+    keep = set()
+    if messages[start].role == "user":
+        keep.add(start)
+        room -= counts[start]
+        start += 1
+    groups = [Span(a + start, b + start) for a, b in tool_groups(messages[start:])]
+    if groups:
+        first = min(drop_oldest_turns(groups, counts, room), len(groups) - 1)
+        keep.update(range(groups[first].start, len(messages)))
+    return keep
+
+
+def call_names(messages: Sequence[Message]) -> dict[str, str]:
+    """Tool name of every call id (tool results usually carry only the id)."""
+    return {c.id: c.name for m in messages for c in m.tool_calls}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ctxlab.messages import Message
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
-from ctxlab.strategies.window_guard import call_names, window_by_turns
+from ctxlab.strategies.mechanics import call_names, window_by_turns
 
 PLACEHOLDER = "[output of {tool} ({call_id}) omitted: {chars:,} chars]"
 

@@ -8,16 +8,14 @@ own warn lines, as events.
 
 from __future__ import annotations
 
-import functools
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
-from ctxlab.strategies.mechanics import Span, drop_oldest_turns, system_prefix, tool_groups, truncate_head_tail, turns
+from ctxlab.models import context_window
+from ctxlab.strategies.mechanics import call_names, truncate_head_tail, window_by_turns
 
 
 @register("window_guard")
@@ -85,67 +83,6 @@ class WindowGuard(BaseStrategy):
                                 f'Context guard: truncated tool result for "{tool}" ({len(text)} → {len(cut)} chars)',
                                 id=m.id, tool=tool, original_chars=len(text), truncated_chars=len(cut)))
         return messages, counts, events
-
-
-def window_by_turns(messages: Sequence[Message], counts: Sequence[int], available: int) -> set[int]:
-    """Indices to keep so `counts` fit `available`: the system prompt, then the newest whole turns.
-
-    When even the newest turn does not fit, its oldest tool groups go (never splitting one), keeping
-    its user message and at least its newest group. Shared with `observation_masking`.
-    """
-    prefix = system_prefix(messages)
-    keep = set(range(prefix))
-    room = available - sum(counts[:prefix])
-    spans = turns(messages, prefix)
-    if not spans:
-        return keep
-    drop = drop_oldest_turns(spans, counts, room)
-    if drop < len(spans):
-        return keep | set(range(spans[drop].start, len(messages)))
-    return keep | _trim_newest_turn(messages, counts, spans[-1].start, room)
-
-
-def _trim_newest_turn(messages: Sequence[Message], counts: Sequence[int], start: int, room: int) -> set[int]:
-    """The newest turn's user message plus its newest tool groups that fit (at least one)."""
-    keep = set()
-    if messages[start].role == "user":
-        keep.add(start)
-        room -= counts[start]
-        start += 1
-    groups = [Span(a + start, b + start) for a, b in tool_groups(messages[start:])]
-    if groups:
-        first = min(drop_oldest_turns(groups, counts, room), len(groups) - 1)
-        keep.update(range(groups[first].start, len(messages)))
-    return keep
-
-
-def call_names(messages: Sequence[Message]) -> dict[str, str]:
-    """Tool name of every call id (tool results usually carry only the id)."""
-    return {c.id: c.name for m in messages for c in m.tool_calls}
-
-
-@functools.lru_cache(maxsize=256)
-def context_window(model: str) -> int:
-    """The model's input window from litellm's bundled model map.
-
-    Raises:
-        CtxlabError: litellm does not know the model or its window.
-    """
-    # The bundled map (pinned with litellm's version) keeps replays reproducible and offline;
-    # the remote map changes over time and is retried for seconds when unreachable.
-    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    import litellm  # imported here: it takes seconds
-
-    litellm.suppress_debug_info = True
-    try:
-        window = litellm.get_model_info(model).get("max_input_tokens")
-    except Exception as exc:  # litellm raises several types for an unmapped model
-        raise CtxlabError(f"unknown model {model!r}: litellm has no context window for it; "
-                          "set context_window_override instead") from exc
-    if not window:
-        raise CtxlabError(f"litellm knows model {model!r} but not its max_input_tokens; "
-                          "set context_window_override instead")
-    return int(window)
 
 
 def _warn(name: str, line: str, **payload: object) -> Event:

@@ -9,7 +9,6 @@ back as `CallResult.error`, never as an exception.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import os
 import random
@@ -17,7 +16,6 @@ import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
@@ -218,25 +216,3 @@ def _public_url(url: str | None) -> str | None:
 def _first_line(exc: Exception) -> str:
     text = str(exc).strip().splitlines()
     return (text[0] if text else "")[:300]
-
-
-@functools.lru_cache(maxsize=1)
-def _price_map() -> dict[str, Any]:
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return {}
-    path = Path(next(iter(spec.submodule_search_locations))) / "model_prices_and_context_window_backup.json"
-    return json.loads(path.read_text()) if path.exists() else {}
-
-
-def model_window(model: str) -> int | None:
-    """A model's input context window from litellm's bundled model data (read without importing
-    litellm), trying the name with and without its provider prefix; None when unknown."""
-    data = _price_map()
-    for name in (model, model.split("/", 1)[-1]):
-        info = data.get(name)
-        if isinstance(info, dict):
-            window = info.get("max_input_tokens") or info.get("max_tokens")
-            if isinstance(window, int) and window > 0:
-                return window
-    return None

@@ -13,7 +13,9 @@ import pytest
 from ctxlab.errors import CtxlabError
 from ctxlab.strategies import get_strategy, strategy_params
 from ctxlab.strategies.mechanics import turns
-from ctxlab.strategies.window_guard import WindowGuard, context_window, window_by_turns
+from ctxlab.models import context_window
+from ctxlab.strategies.mechanics import window_by_turns
+from ctxlab.strategies.window_guard import WindowGuard
 from tests.builders import Convo, chat, huge_text
 
 MARKER = "\n\n... [{} characters truncated] ...\n\n"
