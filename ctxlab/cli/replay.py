@@ -1,0 +1,246 @@
+"""Commands over the replay and the store: replay, demo, runs, compare, bench, sql.
+
+They parse options, call `ctxlab.replay`, `ctxlab.store` and `ctxlab.bench`, and print rich
+tables; the numbers themselves come from the store's query functions.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich import box
+from rich.table import Table
+
+from ctxlab.cli.app import command, fail
+
+Db = Annotated[str | None, typer.Option("--db", help="DuckDB file [default: $CTXLAB_DB or ctxlab.duckdb].",
+                                        show_default=False)]
+SUMMARY_COLUMNS = {"label": "strategy", "counter": "counter", "budget": "budget", "mode": "mode",
+                   "units": "units", "errors": "err", "retained_ratio": "kept",
+                   "fit_rate": "fit", "tool_integrity": "tools ok", "fact_recall": "recall",
+                   "p50_latency_ms": "p50 ms"}
+
+
+def console() -> Console:
+    """Standard output; wide when piped, so tables stay readable in logs and CI."""
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+
+
+def df_table(df: Any, title: str | None = None, columns: dict[str, str] | None = None, max_rows: int = 200) -> Table:
+    """A rich table of a DataFrame: `columns` maps the ones shown to their headers."""
+    columns = columns or {c: c for c in df.columns}
+    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+    for i, header in enumerate(columns.values()):
+        table.add_column(str(header), no_wrap=i < 2, justify="left" if i < 2 else "right")
+    for row in df.head(max_rows).itertuples(index=False):
+        values = row._asdict()
+        table.add_row(*(_fmt(values.get(c)) for c in columns))
+    return table
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.2f}" if abs(value) < 1000 else f"{value:,.0f}"
+    if hasattr(value, "strftime"):
+        return "-" if value != value else value.strftime("%Y-%m-%d %H:%M:%S")  # NaT != NaT
+    return str(value)
+
+
+def summary_columns(df: Any) -> dict[str, str]:
+    """The summary table's columns, with one real-fit column per reference tokenizer."""
+    cols = {k: v for k, v in SUMMARY_COLUMNS.items() if k in df.columns}
+    refs = {c: f"fit {c.removeprefix('real_fit_').removesuffix('_base')}" for c in df.columns
+            if c.startswith("real_fit_")}
+    keys = list(cols)
+    at = keys.index("fit_rate") + 1 if "fit_rate" in keys else len(keys)
+    return {k: (cols | refs)[k] for k in [*keys[:at], *refs, *keys[at:]]}
+
+
+def print_summary(db: str, run_id: str, title: str) -> None:
+    from ctxlab import store
+
+    with store.reading(db) as con:
+        df = store.strategy_summary(con, run_id)
+    console().print(df_table(df, title, summary_columns(df)))
+
+
+def _replay(sources: list[str], **kwargs: Any) -> Any:
+    from ctxlab.replay import ReplayInterrupted, RichProgress, replay
+
+    try:
+        with RichProgress(total=kwargs["limit"] * len(sources) if kwargs.get("limit") else None) as progress:
+            return replay(sources, progress=progress, **kwargs)
+    except ReplayInterrupted as exc:
+        raise fail(str(exc), code=130) from None
+
+
+def _report_summary(summary: Any) -> None:
+    out = console()
+    out.print(f"run [bold]{summary.name}[/bold] ({summary.run_id}) {summary.status} in {summary.wall_s:.1f} s: "
+              f"{summary.conversations} conversation(s), {summary.units:,} unit(s), {summary.errors} error(s), "
+              f"{summary.skips} skip(s)" + (f", {summary.resumed} already done" if summary.resumed else ""))
+    for note in summary.notes:
+        out.print(f"[yellow]note:[/yellow] {note}")
+
+
+@command()
+def replay(
+    sources: Annotated[list[str], typer.Argument(help="Paths, sample:<name>, hf:<dataset>[:<split>] or sharegpt.",
+                                                 show_default=False)],
+    strategy: Annotated[list[str] | None, typer.Option(help="NAME[:key=value,...] (repeatable) [default: all].",
+                                                       show_default=False)] = None,
+    budget: Annotated[list[int] | None, typer.Option(help="Token budget (repeatable) [default: 2000 4000 8000 16000].",
+                                                     show_default=False)] = None,
+    counter: Annotated[list[str], typer.Option(help="Counter the strategies use (repeatable); 'seed' = each "
+                                                    "strategy's own.")] = ["o200k_base"],  # noqa: B006
+    reference: Annotated[list[str], typer.Option(help="Real tokenizer(s) to check fit with (repeatable).")] = ["o200k_base"],  # noqa: B006,E501
+    mode: Annotated[list[str], typer.Option(help="final, per-turn or both (repeatable).")] = ["final"],  # noqa: B006
+    db: Db = None,
+    workers: Annotated[int, typer.Option(help="Worker processes (0 = in this process).")] = 2,
+    engine: Annotated[str, typer.Option(help="local or ray.")] = "local",
+    ray_address: Annotated[str | None, typer.Option(help="Join this Ray cluster.", show_default=False)] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many conversations per source.",
+                                              show_default=False)] = None,
+    name: Annotated[str | None, typer.Option(help="A name for the run.", show_default=False)] = None,
+    skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Record bad records as skips and go on.")] = False,
+    no_estimators: Annotated[bool, typer.Option("--no-estimators", help="Do not record estimator errors.")] = False,
+    no_quality: Annotated[bool, typer.Option("--no-quality", help="Skip fact recall and summary metrics.")] = False,
+) -> None:
+    """Replay conversations through strategies x budgets and store what each keeps (resumable)."""
+    from ctxlab.replay import DEFAULT_BUDGETS
+    from ctxlab.store import default_db
+
+    db = db or default_db()
+    summary = _replay(sources, strategies=strategy, budgets=budget or DEFAULT_BUDGETS, counter=counter,
+                      references=reference, mode=mode, db=db, workers=workers, engine=engine,
+                      ray_address=ray_address, limit=limit, name=name, skip_invalid=skip_invalid,
+                      estimators=() if no_estimators else _default_estimators(), quality=not no_quality)
+    _report_summary(summary)
+    print_summary(db, summary.run_id, f"{summary.name}: mean per strategy x budget")
+
+
+def _default_estimators() -> tuple[str, ...]:
+    from ctxlab.replay.plan import DEFAULT_ESTIMATORS
+
+    return DEFAULT_ESTIMATORS
+
+
+@command()
+def runs(db: Db = None) -> None:
+    """List the runs stored in a database."""
+    from ctxlab import store
+
+    with store.reading(db) as con:
+        df = store.runs(con)
+    cols = {"run_id": "run", "name": "name", "status": "status", "started_at": "started", "conversations": "convs",
+            "units": "units", "errors": "errors", "skips": "skips", "wall_s": "wall s", "counters": "counters",
+            "modes": "modes", "sources": "sources"}
+    console().print(df_table(df, f"runs in {db or store.default_db()}", cols))
+
+
+@command()
+def compare(run_a: Annotated[str, typer.Argument(help="Run id, id prefix or name.")],
+            run_b: Annotated[str, typer.Argument(help="Run id, id prefix or name.")],
+            db: Db = None,
+            mode: Annotated[str | None, typer.Option(help="Only this mode.", show_default=False)] = None) -> None:
+    """Two runs side by side per strategy x counter x budget x mode, with deltas (b - a)."""
+    from ctxlab import store
+
+    with store.reading(db) as con:
+        a, b = store.resolve_run(con, run_a), store.resolve_run(con, run_b)
+        df = store.compare_runs(con, a, b, mode=mode)
+    cols = {"label": "strategy", "counter": "counter", "budget": "budget", "mode": "mode"}
+    for metric, header in (("retained_ratio", "retained"), ("fit_rate", "fits"), ("fact_recall", "recall")):
+        cols |= {f"{metric}_a": f"{header} A", f"{metric}_b": f"{header} B", f"{metric}_delta": "delta"}
+    console().print(df_table(df, f"A = {a}   B = {b}", {k: v for k, v in cols.items() if k in df.columns}))
+
+
+@command()
+def sql(query: Annotated[str, typer.Argument(help="SQL over the views results, estimator_errors and the tables.")],
+        db: Db = None,
+        max_rows: Annotated[int, typer.Option(help="Rows to print.")] = 50) -> None:
+    """Run a read-only query against a database and print the result."""
+    import duckdb
+
+    from ctxlab import store
+    from ctxlab.errors import CtxlabError
+
+    with store.reading(db) as con:
+        try:
+            df = con.execute(query).df()
+        except duckdb.Error as exc:
+            raise CtxlabError(f"query failed: {exc}") from None
+    console().print(df_table(df, f"{len(df):,} row(s)", max_rows=max_rows))
+
+
+@command()
+def demo(
+    db: Annotated[str, typer.Option("--db", help="DuckDB file to write.")] = "ctxlab.duckdb",
+    limit: Annotated[int | None, typer.Option(help="At most this many conversations per dataset (final mode).",
+                                              show_default=False)] = None,
+    per_turn_limit: Annotated[int | None, typer.Option(
+        help="Conversations per dataset replayed turn by turn [default: as --limit].", show_default=False)] = None,
+    workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
+    report: Annotated[str, typer.Option(help="Where to write the HTML report.")] = "reports/ctxlab-report.html",
+) -> None:
+    """Replay the bundled samples through every strategy, both modes, write the db and the report."""
+    from ctxlab.bench import DEMO_SOURCES, demo_references
+
+    refs = demo_references()
+    per_turn = per_turn_limit if per_turn_limit is not None else limit
+    out = console()
+    out.print(f"[bold]1/2[/bold] final: every strategy with o200k_base and with its seed counter, "
+              f"budgets 2000-16000, fit checked with {', '.join(refs)}")
+    final = _replay(list(DEMO_SOURCES), counter=["o200k_base", "seed"], references=refs, mode="final",
+                    db=db, workers=workers, limit=limit, name="demo-final")
+    _report_summary(final)
+    out.print(f"[bold]2/2[/bold] per-turn: {per_turn or 'all'} conversation(s) per dataset, budgets 2000 and 8000, "
+              "compressed before every assistant message as an agent would")
+    turns = _replay(list(DEMO_SOURCES), references=refs, mode="per-turn", db=db, workers=workers, limit=per_turn,
+                    name="demo-per-turn", budgets=[2000, 8000])
+    _report_summary(turns)
+    print_summary(db, final.run_id, "demo-final: estimator-driven strategies overflow real windows (fits columns)")
+    print_summary(db, turns.run_id, "demo-per-turn")
+    _write_report(db, report, out)
+    out.print("\nnext:\n"
+              f"  ctxlab dashboard --db {db}\n"
+              "  jupyter lab notebooks/\n"
+              f"  ctxlab report --db {db}\n"
+              f"  ctxlab compare demo-final demo-per-turn --db {db}\n"
+              f"  ctxlab sql \"SELECT strategy, counter, avg(fits_reference::INT) FROM results GROUP BY ALL\" --db {db}")
+
+
+def _write_report(db: str, path: str, out: Console) -> None:
+    try:
+        from ctxlab.report import write_report
+    except ImportError:
+        out.print("[yellow]note:[/yellow] the HTML report is not available in this version (ctxlab.report missing)")
+        return
+    try:
+        written = write_report(db, path)
+    except TypeError:  # keyword form, in case the report takes named arguments
+        written = write_report(db=db, out=path)
+    out.print(f"report: {written or path}")
+
+
+@command()
+def bench(
+    scale: Annotated[bool, typer.Option("--scale", help="Also the scale run (sharegpt + 100,000 generated).")] = False,
+    workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
+    scale_n: Annotated[int, typer.Option(help="Generated conversations for --scale.")] = 100_000,
+    out_dir: Annotated[str, typer.Option(help="Where bench databases go.")] = "bench",
+) -> None:
+    """Measure replay speed against tokenizing the bundled data once, and against langchain."""
+    from ctxlab import bench as b
+
+    os.makedirs(out_dir, exist_ok=True)
+    out = console()
+    for line in b.run_bench(out_dir=out_dir, workers=workers, scale=scale, scale_n=scale_n, echo=out.print):
+        out.print(line)

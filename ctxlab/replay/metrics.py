@@ -1,0 +1,130 @@
+"""What the replay measures about one compression result: small pure functions.
+
+Everything is judged against the *original* messages the agent had at that point, not against
+the input the strategy was handed: in per-turn replay that input already carries earlier
+summaries and truncations, and a message dropped two turns ago is still lost.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from ctxlab.messages import Message
+from ctxlab.strategies import CompressionResult
+from ctxlab.strategies.mechanics import newest_user, system_prefix
+from ctxlab.tokens import TokenCounter
+
+
+class Accounting(NamedTuple):
+    """How the original messages fared: kept whole, truncated, dropped; and how many invented."""
+
+    kept: int
+    truncated: int
+    dropped: int
+    added: int
+
+
+class ToolIntegrity(NamedTuple):
+    """Whether every kept tool call has its result and every kept result its call."""
+
+    orphan_calls: int
+    orphan_results: int
+
+    @property
+    def intact(self) -> bool:
+        return self.orphan_calls == 0 and self.orphan_results == 0
+
+
+class LLMUsage(NamedTuple):
+    """Summarizer calls a strategy reported in its events (cached calls cost nothing)."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+
+
+def retained_ratio(tokens_before: int, tokens_after: int) -> float:
+    """Share of the original tokens the result keeps (1.0 for an empty original)."""
+    return tokens_after / tokens_before if tokens_before else 1.0
+
+
+def fits(tokens: int, budget: int) -> bool:
+    """Does a request of `tokens` fit `budget`?"""
+    return tokens <= budget
+
+
+def request_tokens(counter: TokenCounter, messages: Iterable[Message],
+                   tools: Sequence[Mapping[str, Any]] = (), overhead: int | None = None) -> int:
+    """Tokens of a request under `counter`: messages with their overhead, tools and reply priming
+    (pass a precomputed `overhead` to skip counting the tool definitions again)."""
+    fixed = counter.overhead(tools) if overhead is None else overhead
+    return sum(counter.count_message(m) for m in messages) + fixed
+
+
+def accounting(originals: Sequence[Message], result: Sequence[Message]) -> Accounting:
+    """Count originals kept whole (same id, unmarked), truncated (same id, marked) and dropped."""
+    state = {m.id: m.mark for m in result if m.mark in (None, "truncated")}
+    ids = {m.id for m in originals}
+    kept = sum(1 for m in originals if m.id in state and state[m.id] is None)
+    truncated = sum(1 for m in originals if state.get(m.id, "") == "truncated")
+    added = sum(1 for m in result if m.mark in ("summary", "marker") or m.id not in ids)
+    return Accounting(kept, truncated, len(originals) - kept - truncated, added)
+
+
+def tool_integrity(messages: Sequence[Message]) -> ToolIntegrity:
+    """Count tool calls without a kept result and tool results without a kept call before them."""
+    open_calls: set[str] = set()
+    answered: set[str] = set()
+    orphan_results = 0
+    for m in messages:
+        if m.role == "tool":
+            if m.tool_call_id in open_calls:
+                answered.add(m.tool_call_id)
+            else:
+                orphan_results += 1
+        for call in m.tool_calls:
+            open_calls.add(call.id)
+    return ToolIntegrity(len(open_calls - answered), orphan_results)
+
+
+def pinned_kept(originals: Sequence[Message], result: Sequence[Message]) -> tuple[bool | None, bool | None]:
+    """Were the system prompt and the newest user message kept whole? None when there is none."""
+    whole = {m.id for m in result if m.mark is None}
+    n_system = system_prefix(originals)
+    system = all(m.id in whole for m in originals[:n_system]) if n_system else None
+    user = newest_user(originals)
+    return system, (originals[user].id in whole if user is not None else None)
+
+
+def llm_usage(events: Iterable[Any]) -> LLMUsage:
+    """Sum the summarizer usage strategies put in event payloads (input_tokens, output_tokens,
+    cost_usd, latency_ms; ``cached`` calls are counted as tokens but not as calls)."""
+    calls = inp = out = 0
+    cost = latency = 0.0
+    for event in events:
+        p = getattr(event, "payload", None) or {}
+        if not any(k in p for k in ("cost_usd", "input_tokens", "output_tokens")):
+            continue
+        calls += 0 if p.get("cached") else 1
+        inp += int(p.get("input_tokens") or 0)
+        out += int(p.get("output_tokens") or 0)
+        cost += float(p.get("cost_usd") or 0.0)
+        latency += float(p.get("latency_ms") or 0.0)
+    return LLMUsage(calls, inp, out, cost, latency)
+
+
+def against_originals(result: CompressionResult, originals: Sequence[Message],
+                      tokens_before: int) -> CompressionResult:
+    """The result re-expressed over the original messages (ids, dropped, truncated, tokens before),
+    so quality metrics see what the agent lost since the start, whatever the strategy's input was."""
+    truncated_ids = {m.id for m in result.messages if m.mark == "truncated"}
+    whole_ids = {m.id for m in result.messages if m.mark is None}
+    input_ids = tuple(m.id for m in originals)
+    return dataclasses.replace(
+        result, input_ids=input_ids, tokens_before=tokens_before,
+        truncated_ids=tuple(i for i in input_ids if i in truncated_ids and i not in whole_ids),
+        dropped_ids=tuple(i for i in input_ids if i not in whole_ids and i not in truncated_ids))

@@ -1,0 +1,152 @@
+"""What a replay will do: its configuration, strategy entries, run identity and work chunks.
+
+A run is identified by what determines its numbers (sources and their fingerprints, strategy
+specs, counters, budgets, references, modes, estimators), never by how it is executed (workers,
+engine, limit, name). Running the same command again therefore finds the same run and only does
+the conversations it has not finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, NamedTuple
+
+from ctxlab.errors import CtxlabError
+from ctxlab.messages import Conversation
+from ctxlab.strategies import get_strategy, list_strategies
+
+DEFAULT_BUDGETS = (2000, 4000, 8000, 16000)
+DEFAULT_ESTIMATORS = ("chars4", "chars2", "chars3", "ascii_cjk", "calibrated")
+MODES = ("final", "per-turn")
+SEED = "seed"  # counter name meaning: each strategy's own `seed_counter`
+FALLBACK_COUNTER = "o200k_base"
+
+
+@dataclass(frozen=True)
+class ReplayConfig:
+    """Everything a replay needs; see `ctxlab.replay.replay` for the meaning of each field."""
+
+    sources: tuple[str, ...]
+    strategies: tuple[str, ...] = ()
+    budgets: tuple[int, ...] = DEFAULT_BUDGETS
+    counters: tuple[str, ...] = (FALLBACK_COUNTER,)
+    references: tuple[str, ...] = (FALLBACK_COUNTER,)
+    modes: tuple[str, ...] = ("final",)
+    estimators: tuple[str, ...] = DEFAULT_ESTIMATORS
+    db: str | None = None
+    workers: int = 2
+    engine: str = "local"
+    ray_address: str | None = None
+    limit: int | None = None
+    name: str | None = None
+    skip_invalid: bool = False
+    store_records: bool = True
+    quality: bool = True
+    chunk_messages: int = 150
+
+    def __post_init__(self) -> None:
+        if not self.sources:
+            raise CtxlabError("replay needs at least one source")
+        if not self.budgets or any(not isinstance(b, int) or b <= 0 for b in self.budgets):
+            raise CtxlabError(f"budgets must be positive integers, not {list(self.budgets)}")
+        bad = [m for m in self.modes if m not in MODES]
+        if bad or not self.modes:
+            raise CtxlabError(f"unknown mode(s) {bad}; valid: final, per-turn, both")
+        if self.engine not in ("local", "ray"):
+            raise CtxlabError(f"unknown engine {self.engine!r}; valid: local, ray")
+        if not self.references:
+            raise CtxlabError("replay needs at least one reference tokenizer")
+
+
+class Entry(NamedTuple):
+    """One strategy variant run with one counter: `label` is the spec as the user wrote it."""
+
+    label: str
+    strategy: str
+    spec_json: str
+    counter: str
+
+
+@dataclass(frozen=True)
+class WorkSpec:
+    """The part of a run every worker needs (small and picklable; sent with each chunk)."""
+
+    run_id: str
+    entries: tuple[Entry, ...]
+    budgets: tuple[int, ...]
+    modes: tuple[str, ...]
+    references: tuple[str, ...]
+    estimators: tuple[str, ...]
+    store_records: bool = True
+    quality: bool = True
+
+
+def parse_modes(modes: str | Sequence[str]) -> tuple[str, ...]:
+    """``"both"`` or a list of modes -> the ordered, de-duplicated modes."""
+    items = [modes] if isinstance(modes, str) else list(modes)
+    out: list[str] = []
+    for m in items:
+        out += list(MODES) if m == "both" else [m]
+    return tuple(dict.fromkeys(out))
+
+
+def resolve_entries(strategies: Sequence[str], counters: Sequence[str]) -> tuple[Entry, ...]:
+    """Build every strategy spec x counter (validating names and parameters up front).
+
+    ``seed`` as a counter means each strategy's own `seed_counter`, or o200k_base where it has
+    none; pairs that end up identical are kept once.
+
+    Raises:
+        UnknownNameError: an unknown strategy or parameter.
+    """
+    specs = list(strategies) or list_strategies()
+    out: dict[tuple[str, str], Entry] = {}
+    for text in specs:
+        strategy = get_strategy(text)
+        for counter in counters:
+            name = (getattr(type(strategy), "seed_counter", None) or FALLBACK_COUNTER) if counter == SEED else counter
+            entry = Entry(text, strategy.name, strategy.spec.to_json(), name)
+            out.setdefault((entry.spec_json, entry.counter), entry)
+    return tuple(out.values())
+
+
+def run_identity(config: ReplayConfig, entries: Sequence[Entry], fingerprints: dict[str, Any],
+                 estimators: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """The run id (a digest of what determines the numbers) and the config stored with the run."""
+    identity = {
+        "sources": list(config.sources), "fingerprints": fingerprints,
+        "entries": [e._asdict() for e in entries], "budgets": list(config.budgets),
+        "references": list(config.references), "modes": list(config.modes), "estimators": list(estimators),
+        "quality": config.quality,
+    }
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    stored = {**asdict(config), **identity, "strategies": [e.label for e in entries],
+              "counters": sorted({e.counter for e in entries})}
+    return digest, stored
+
+
+def chunks(items: Iterable[tuple[int, Conversation]], max_messages: int,
+           max_conversations: int = 256) -> Iterator[list[tuple[int, Conversation]]]:
+    """Group numbered conversations into work chunks of about `max_messages` messages each.
+
+    Small chunks keep both workers busy to the end; each costs a task round trip and a few
+    Arrow tables, which is negligible next to replaying a hundred messages.
+    """
+    chunk: list[tuple[int, Conversation]] = []
+    size = 0
+    for seq, conv in items:
+        chunk.append((seq, conv))
+        size += len(conv.messages)
+        if size >= max_messages or len(chunk) >= max_conversations:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def turn_indices(conv: Conversation) -> list[int]:
+    """Per-turn replay points: every assistant message that has some history before it."""
+    return [i for i, m in enumerate(conv.messages) if m.role == "assistant" and i > 0]

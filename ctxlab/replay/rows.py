@@ -1,0 +1,168 @@
+"""Turning one compression (or its failure) into store rows: the unit, its per-reference fit and
+its summary. Column names are the store's (`ctxlab.store.schema`)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Any
+
+import pyarrow as pa
+
+from ctxlab.messages import Conversation, Message
+from ctxlab.replay import metrics
+from ctxlab.replay.plan import Entry
+from ctxlab.store.schema import ROW_TABLES, arrow_schema
+from ctxlab.strategies import CompressionResult
+from ctxlab.tokens import TokenCounter
+
+_SCHEMAS = {name: arrow_schema(cols) for name, cols in ROW_TABLES.items()}
+
+
+class Rows:
+    """Row buffers for one work chunk, turned into Arrow tables column by column at the end."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, list[dict[str, Any]]] = defaultdict(list)
+
+    def add(self, table: str, row: dict[str, Any]) -> None:
+        self.tables[table].append(row)
+
+    def to_arrow(self) -> dict[str, pa.Table]:
+        out = {}
+        for name, rows in self.tables.items():
+            schema = _SCHEMAS[name]
+            out[name] = pa.Table.from_pydict({f.name: [r.get(f.name) for r in rows] for f in schema}, schema=schema)
+        return out
+
+
+@dataclass
+class ConversationCounts:
+    """Per-message counts of one conversation under each counter, as prefix sums, so the tokens of
+    any history ``messages[:t]`` cost one lookup in per-turn replay."""
+
+    conversation: Conversation
+    counters: Mapping[str, TokenCounter]
+    _prefix: dict[str, tuple[list[int], int]] = field(default_factory=dict)
+
+    def _get(self, name: str) -> tuple[list[int], int]:
+        if name not in self._prefix:
+            c = self.counters[name]
+            counts = [c.count_message(m) for m in self.conversation.messages]
+            self._prefix[name] = ([0, *accumulate(counts)], c.overhead(self.conversation.tools))
+        return self._prefix[name]
+
+    def overhead(self, name: str) -> int:
+        """The fixed tokens of a request (reply priming, tool definitions) under counter `name`;
+        computed once per conversation, since counters do not cache their tool-schema counts."""
+        return self._get(name)[1]
+
+    def history(self, name: str, upto: int | None = None) -> int:
+        """Tokens of ``messages[:upto]`` sent as a request (overhead included)."""
+        prefix, overhead = self._get(name)
+        return prefix[len(prefix) - 1 if upto is None else upto] + overhead
+
+
+@dataclass(frozen=True)
+class Quality:
+    """The optional metric functions from other ctxlab areas (None where not installed)."""
+
+    fact_recall: Callable[..., Any] | None
+    summary_metrics: Callable[..., Mapping[str, Any]] | None
+
+
+@dataclass
+class Unit:
+    """Where one compression sits in the run: identity columns shared by its rows."""
+
+    run_id: str
+    dataset: str
+    seq: int
+    unit: int
+    entry: Entry
+    budget: int
+    mode: str
+    turn: int
+    upto: int | None
+
+    def key(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "dataset": self.dataset, "seq": self.seq, "unit": self.unit}
+
+
+def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCounts,
+              references: Sequence[tuple[str, TokenCounter]], context: Sequence[Message],
+              result: CompressionResult | None, error: str | None, latency_ms: float,
+              quality: Quality, summary_cache: dict) -> None:
+    """Measure one compression against the original history and append its rows."""
+    originals = conv.messages if u.upto is None else conv.messages[:u.upto]
+    before = counts.history(u.entry.counter, u.upto)
+    row: dict[str, Any] = {
+        **u.key(), "conversation_id": conv.id, "strategy": u.entry.strategy, "label": u.entry.label,
+        "params": u.entry.spec_json, "counter": u.entry.counter, "budget": u.budget, "mode": u.mode,
+        "turn": u.turn, "messages_in": len(originals), "input_messages": len(context),
+        "tokens_before": before, "latency_ms": latency_ms,
+        "status": "ok" if result is not None else "error", "error": error,
+    }
+    if result is None:
+        rows.add("result_rows", row)
+        for name, _ in references:
+            rows.add("result_refs", {**u.key(), "reference": name,
+                                     "reference_tokens_before": counts.history(name, u.upto)})
+        return
+    kept = result.messages
+    acc = metrics.accounting(originals, kept)
+    tools = metrics.tool_integrity(kept)
+    system_kept, user_kept = metrics.pinned_kept(originals, kept)
+    usage = metrics.llm_usage(result.events)
+    row.update(
+        tokens_input=result.tokens_before, tokens_after=result.tokens_after,
+        retained_ratio=metrics.retained_ratio(before, result.tokens_after), fits=result.fits,
+        reason=result.reason, messages_kept=acc.kept, messages_truncated=acc.truncated,
+        messages_dropped=acc.dropped, messages_added=acc.added, tool_pairs_intact=tools.intact,
+        orphan_calls=tools.orphan_calls, orphan_results=tools.orphan_results, system_kept=system_kept,
+        newest_user_kept=user_kept, has_summary=result.summary is not None, llm_calls=usage.calls,
+        llm_input_tokens=usage.input_tokens, llm_output_tokens=usage.output_tokens,
+        llm_cost_usd=usage.cost_usd, llm_latency_ms=usage.latency_ms)
+    effective = metrics.against_originals(result, originals, before) if u.upto is not None else result
+    problems = []
+    if quality.fact_recall is not None:
+        try:
+            fr = quality.fact_recall(conv, effective, upto=u.upto)
+            row.update(fact_recall=fr.recall, facts_total=fr.total, facts_kept=fr.kept,
+                       facts_missing=json.dumps(list(fr.missing)[:50], ensure_ascii=False))
+        except Exception as exc:  # a metric bug must not cost the compression's row
+            problems.append(f"fact_recall: {type(exc).__name__}: {exc}")
+    if result.summary is not None:
+        problems += _summary_row(rows, u, conv, effective, row, quality, summary_cache,
+                                 counts.counters[u.entry.counter])
+    row["metric_error"] = "; ".join(problems) or None
+    rows.add("result_rows", row)
+    for name, ref in references:
+        after = metrics.request_tokens(ref, kept, overhead=counts.overhead(name))
+        rows.add("result_refs", {**u.key(), "reference": name, "reference_tokens_before": counts.history(name, u.upto),
+                                 "reference_tokens_after": after, "fits_reference": metrics.fits(after, u.budget)})
+
+
+def _summary_row(rows: Rows, u: Unit, conv: Conversation, effective: CompressionResult, row: dict[str, Any],
+                 quality: Quality, cache: dict, counter: TokenCounter) -> list[str]:
+    """Append the summary and its metrics; the same summary over the same losses is scored once
+    (per-turn replay carries an unchanged summary across many turns)."""
+    key = (effective.summary, effective.dropped_ids, effective.truncated_ids)
+    scored: Mapping[str, Any] = cache.get(key, {})
+    problems = []
+    if key not in cache and quality.summary_metrics is not None:
+        try:
+            scored = cache[key] = dict(quality.summary_metrics(conv, effective))
+        except Exception as exc:
+            problems.append(f"summary_metrics: {type(exc).__name__}: {exc}")
+    tokens = scored.get("summary_tokens")
+    row["summary_tokens"] = int(tokens) if tokens is not None else counter.count(effective.summary or "")
+    rows.add("summaries", {
+        **u.key(), "conversation_id": conv.id, "strategy": u.entry.strategy, "label": u.entry.label,
+        "counter": u.entry.counter, "budget": u.budget, "mode": u.mode, "turn": u.turn,
+        "summary": effective.summary, "summary_tokens": row["summary_tokens"],
+        "metrics": json.dumps(scored, default=float) if scored else None})
+    return problems

@@ -1,0 +1,168 @@
+"""The per-conversation job, run in worker processes (local pool or Ray tasks) or in-process.
+
+A worker builds its strategies and counters once per run (`_state`) and keeps them: counters
+cache counts per message, so every strategy, budget and turn reuses one tokenization. A chunk of
+conversations comes back as Arrow tables, compact to send and ready for a bulk insert.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import pyarrow as pa
+
+from ctxlab.messages import Conversation, Message
+from ctxlab.replay.plan import WorkSpec, turn_indices
+from ctxlab.replay.rows import ConversationCounts, Quality, Rows, Unit, unit_rows
+from ctxlab.strategies import BaseStrategy, StrategySpec
+from ctxlab.tokens import TokenCounter, get_counter
+
+
+class ChunkResult(NamedTuple):
+    """What a worker sends back for one chunk."""
+
+    dataset: str
+    tables: dict[str, pa.Table]
+    conversations: int
+    units: int
+    errors: int
+    notes: tuple[str, ...]
+
+
+@dataclass
+class _State:
+    strategies: list[BaseStrategy]
+    counters: dict[str, TokenCounter]
+    references: list[tuple[str, TokenCounter]]
+    estimators: list[str]
+    quality: Quality
+    message_rows: Any
+    notes: tuple[str, ...]
+
+
+_STATES: dict[str, _State] = {}
+
+
+def _optional(module: str, name: str, notes: list[str]) -> Any:
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        notes.append(f"{module}.{name} unavailable, its columns are empty: {exc}")
+        return None
+
+
+def prepare(spec: WorkSpec) -> tuple[str, ...]:
+    """Build a run's strategies and counters in this process (forked workers inherit them);
+    returns notes on metrics that are unavailable."""
+    return _state(spec).notes
+
+
+def _state(spec: WorkSpec) -> _State:
+    state = _STATES.get(spec.run_id)
+    if state is None:
+        notes: list[str] = []
+        names = dict.fromkeys([*(e.counter for e in spec.entries), *spec.references, *spec.estimators])
+        counters = {n: get_counter(n) for n in names}
+        state = _STATES[spec.run_id] = _State(
+            strategies=[StrategySpec.from_json(e.spec_json).build() for e in spec.entries],
+            counters=counters, references=[(n, counters[n]) for n in spec.references],
+            estimators=list(dict.fromkeys([*(e.counter for e in spec.entries), *spec.estimators])),
+            quality=Quality(_optional("ctxlab.metrics.facts", "fact_recall", notes),
+                            _optional("ctxlab.metrics.summary", "summary_metrics", notes))
+            if spec.quality else Quality(None, None),
+            message_rows=_optional("ctxlab.metrics.estimator", "message_rows", notes) if spec.estimators else None,
+            notes=tuple(notes))
+    return state
+
+
+def replay_chunk(spec: WorkSpec, dataset: str, items: Sequence[tuple[int, Conversation]]) -> ChunkResult:
+    """Replay numbered conversations of one dataset through every entry x budget x mode."""
+    state = _state(spec)
+    rows = Rows()
+    units = 0
+    for seq, conv in items:
+        units += replay_conversation(spec, state, rows, dataset, seq, conv)
+    errors = sum(1 for r in rows.tables.get("result_rows", ()) if r["status"] != "ok")
+    return ChunkResult(dataset, rows.to_arrow(), len(items), units, errors, state.notes)
+
+
+def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str, seq: int,
+                        conv: Conversation) -> int:
+    """Append every row of one conversation (ending with its `done` marker); returns its units."""
+    counts = ConversationCounts(conv, state.counters)
+    _conversation_rows(spec, state, rows, dataset, seq, conv, counts)
+    n_units = 0
+    summary_cache: dict = {}
+    for entry, strategy in zip(spec.entries, state.strategies):
+        counter = state.counters[entry.counter]
+        for budget in spec.budgets:
+            for mode in spec.modes:
+                steps = [(None, -1)] if mode == "final" else [(t, t) for t in turn_indices(conv)]
+                live: tuple[Message, ...] = ()
+                consumed = 0
+                for upto, turn in steps:
+                    end = len(conv.messages) if upto is None else upto
+                    # Per-turn: the agent sends what it sent last time plus what happened since.
+                    context = (*live, *conv.messages[consumed:end])
+                    result, error, latency = _compress(strategy, context, budget, counter, conv.tools)
+                    unit = Unit(spec.run_id, dataset, seq, n_units, entry, budget, mode, turn, upto)
+                    unit_rows(rows, unit, conv, counts, state.references, context, result, error, latency,
+                              state.quality, summary_cache)
+                    n_units += 1
+                    # After a failure the agent starts over from its full history.
+                    live, consumed = (result.messages, end) if result is not None else ((), 0)
+    rows.add("done", {"run_id": spec.run_id, "dataset": dataset, "seq": seq, "units": n_units})
+    return n_units
+
+
+def _compress(strategy: BaseStrategy, context: Sequence[Message], budget: int, counter: TokenCounter,
+              tools: Sequence[Any]) -> tuple[Any, str | None, float]:
+    started = time.perf_counter()
+    try:
+        result = strategy.compress(context, budget, counter=counter, tools=tools)
+    except Exception as exc:  # one strategy failing on one conversation is a row, not a crash
+        return None, f"{type(exc).__name__}: {exc}", (time.perf_counter() - started) * 1000
+    return result, None, result.elapsed * 1000
+
+
+def _conversation_rows(spec: WorkSpec, state: _State, rows: Rows, dataset: str, seq: int,
+                       conv: Conversation, counts: ConversationCounts) -> None:
+    key = {"run_id": spec.run_id, "dataset": dataset, "seq": seq, "conversation_id": conv.id}
+    tokens = {name: counts.history(name) for name, _ in state.references}
+    rows.add("conversations", {
+        **key, "n_messages": len(conv.messages), "tokens": json.dumps(tokens),
+        "meta": json.dumps(conv.meta, ensure_ascii=False, default=str) if conv.meta else None,
+        "record": json.dumps(conv.to_record(), ensure_ascii=False, default=str) if spec.store_records else None})
+    if state.message_rows is None:
+        return
+    refs = [name for name, _ in state.references]
+    for r in state.message_rows(conv, state.estimators, refs):
+        if r["counter"] == r["reference"]:
+            continue
+        if r["message_id"] == "*":  # the whole request, tool definitions included
+            rows.add("estimator_conversations", {**key, "counter": r["counter"], "reference": r["reference"],
+                                                 "estimated": r["estimated"], "actual": r["actual"]})
+        else:
+            rows.add("estimator_rows", {**r, "run_id": spec.run_id, "dataset": dataset, "seq": seq})
+
+
+def init_worker() -> None:
+    """Pool worker setup: Ctrl-C is the main process's to handle (it terminates the pool), and a
+    worker whose parent died (SIGKILL) exits instead of waiting forever for work."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ctxlab-parent-watch", daemon=True).start()

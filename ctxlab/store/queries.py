@@ -1,0 +1,158 @@
+"""Query functions for notebooks, the dashboard and the CLI; each returns a pandas DataFrame.
+
+They read only the stable views (`results`, `estimator_errors`) and the plain tables, so users'
+own SQL and these functions see the same numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from ctxlab.errors import CtxlabError
+from ctxlab.messages import Conversation
+from ctxlab.store.schema import first_row
+
+SUMMARY_KEYS = ("label", "counter", "budget", "mode")
+
+
+def runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every run, newest first, with its totals."""
+    return con.execute("""
+        SELECT run_id, name, status, started_at, finished_at, conversations, units, errors, skips, wall_s,
+               config->>'counters' AS counters, config->>'budgets' AS budgets, config->>'modes' AS modes,
+               config->>'sources' AS sources
+        FROM runs ORDER BY started_at DESC""").df()
+
+
+def resolve_run(con: duckdb.DuckDBPyConnection, run: str | None) -> str:
+    """A run id from an id, an id prefix or a run name (newest match); the newest run for None."""
+    if run is None:
+        row = first_row(con.execute("SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 1"))
+    else:
+        row = first_row(con.execute(
+            "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? || '%' OR name = ? "
+            "ORDER BY (run_id = ?) DESC, started_at DESC LIMIT 1", [run, run, run, run]))
+    if row is None:
+        known = [r[0] for r in con.execute("SELECT coalesce(name, run_id) FROM runs").fetchall()]
+        raise CtxlabError(f"no run {run!r} in this database" if run else "this database has no runs yet"
+                          + (f"; runs: {', '.join(known)}" if known else ""))
+    return row[0]
+
+
+def results(con: duckdb.DuckDBPyConnection, run_id: str | None = None, *, strategy: str | None = None,
+            budget: int | None = None, mode: str | None = None, reference: str | None = None,
+            limit: int | None = None) -> pd.DataFrame:
+    """Rows of the `results` view (one per unit and reference tokenizer), optionally filtered."""
+    where, args = _filters(run_id=run_id, strategy=strategy, budget=budget, mode=mode, reference=reference)
+    tail = f" LIMIT {int(limit)}" if limit else ""
+    return con.execute(f"SELECT * FROM results {where} ORDER BY dataset, seq, unit, reference{tail}", args).df()
+
+
+def strategy_summary(con: duckdb.DuckDBPyConnection, run_id: str, *, mode: str | None = None,
+                     dataset: str | None = None) -> pd.DataFrame:
+    """Per strategy x counter x budget x mode: counts, mean retained ratio, fit rates (counter and
+    each reference, as ``real_fit_<reference>`` columns), tool-pair integrity, pinned kept, mean
+    fact recall and latency percentiles."""
+    where, args = _filters(run_id=run_id, mode=mode, dataset=dataset)
+    base = con.execute(f"""
+        SELECT label, any_value(strategy) AS strategy, counter, budget, mode, count(*) AS units,
+               count(*) FILTER (WHERE status <> 'ok') AS errors,
+               avg(retained_ratio) AS retained_ratio, avg(fits::INT) AS fit_rate,
+               avg(tool_pairs_intact::INT) AS tool_integrity,
+               avg((coalesce(system_kept, true) AND coalesce(newest_user_kept, true))::INT) AS pinned_kept,
+               avg(fact_recall) AS fact_recall, sum(facts_total) AS facts,
+               median(latency_ms) AS p50_latency_ms, quantile_cont(latency_ms, 0.95) AS p95_latency_ms,
+               sum(llm_cost_usd) AS llm_cost_usd
+        FROM result_rows {where} GROUP BY ALL ORDER BY label, counter, mode, budget""", args).df()
+    fits = con.execute(f"""
+        SELECT label, counter, budget, mode, reference, avg(fits_reference::INT) AS rate
+        FROM results {where} AND reference IS NOT NULL GROUP BY ALL""", args).df()
+    if fits.empty:
+        return base
+    wide = fits.pivot_table(index=list(SUMMARY_KEYS), columns="reference", values="rate").reset_index()
+    wide.columns = [c if c in SUMMARY_KEYS else f"real_fit_{c}" for c in wide.columns]
+    return base.merge(wide, on=list(SUMMARY_KEYS), how="left")
+
+
+def estimator_summary(con: duckdb.DuckDBPyConnection, run_id: str | None = None,
+                      by: Sequence[str] = ("counter", "reference")) -> pd.DataFrame:
+    """Estimator error per group (`by`: columns of `estimator_errors`, e.g. counter, reference,
+    content_kind, language, role): n, mean signed error %, MAPE %, p95 |error| % and the share
+    of underestimates (the dangerous direction: the strategy believes it fits)."""
+    allowed = {"counter", "reference", "content_kind", "language", "role", "dataset"}
+    unknown = [b for b in by if b not in allowed]
+    if unknown:
+        raise CtxlabError(f"cannot group estimator errors by {unknown}; valid: {', '.join(sorted(allowed))}")
+    where, args = _filters(run_id=run_id)
+    keys = ", ".join(by)
+    return con.execute(f"""
+        SELECT {keys}, count(*) AS n, avg(error_pct) AS mean_signed_error_pct,
+               avg(abs(error_pct)) AS mape_pct, quantile_cont(abs(error_pct), 0.95) AS p95_abs_error_pct,
+               avg((estimated < actual)::INT) AS underestimate_share
+        FROM estimator_errors {where} AND actual > 0 GROUP BY {keys} ORDER BY {keys}""", args).df()
+
+
+def compare_runs(con: duckdb.DuckDBPyConnection, a: str, b: str, *, mode: str | None = None) -> pd.DataFrame:
+    """Two runs' strategy summaries side by side (suffixes ``_a``/``_b``) with deltas b - a."""
+    left = strategy_summary(con, a, mode=mode)
+    right = strategy_summary(con, b, mode=mode)
+    merged = left.merge(right, on=list(SUMMARY_KEYS), how="outer", suffixes=("_a", "_b"))
+    for col in ("retained_ratio", "fit_rate", "fact_recall", "tool_integrity"):
+        if f"{col}_a" in merged and f"{col}_b" in merged:
+            merged[f"{col}_delta"] = merged[f"{col}_b"] - merged[f"{col}_a"]
+    return merged.sort_values(list(SUMMARY_KEYS)).reset_index(drop=True)
+
+
+def conversations(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
+    """The conversations of a run: dataset, seq, id, message count, tokens per reference."""
+    return con.execute("SELECT dataset, seq, conversation_id, n_messages, tokens FROM conversations "
+                       "WHERE run_id = ? ORDER BY dataset, seq", [run_id]).df()
+
+
+def conversation(con: duckdb.DuckDBPyConnection, run_id: str, conversation_id: str, *,
+                 dataset: str | None = None) -> Conversation:
+    """The original conversation as replayed (to re-run strategies on it live).
+
+    Ids need not be unique in a dataset (ShareGPT's are not); the first match in order is returned.
+    """
+    where, args = _filters(run_id=run_id, dataset=dataset)
+    row = first_row(con.execute(f"SELECT record FROM conversations {where} AND conversation_id = ? "
+                      "ORDER BY dataset, seq LIMIT 1", [*args, conversation_id]))
+    if row is None or row[0] is None:
+        raise CtxlabError(f"run {run_id} has no stored conversation {conversation_id!r}")
+    return Conversation.from_record(json.loads(row[0]))
+
+
+def summaries(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
+    """Summaries the strategies wrote, with their metrics expanded into columns."""
+    df = con.execute("SELECT * FROM summaries WHERE run_id = ? ORDER BY dataset, seq, unit", [run_id]).df()
+    if df.empty:
+        return df
+    metrics = pd.json_normalize([json.loads(m) if m else {} for m in df.pop("metrics")])
+    return pd.concat([df, metrics.drop(columns=[c for c in metrics if c in df], errors="ignore")], axis=1)
+
+
+def skips(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
+    """Bad input records a run skipped, with the reason."""
+    return con.execute('SELECT dataset, "where", reason FROM skips WHERE run_id = ? ORDER BY dataset, "where"',
+                       [run_id]).df()
+
+
+def _filters(**values: Any) -> tuple[str, list[Any]]:
+    """A WHERE clause (always present, so callers can append ``AND ...``) for the non-None values."""
+    clauses, args = ["TRUE"], []
+    for column, value in values.items():
+        if value is None:
+            continue
+        if column == "strategy":  # a name matches all its variants, a label just the one
+            clauses.append("(strategy = ? OR label = ?)")
+            args += [value, value]
+        else:
+            clauses.append(f"{column} = ?")
+            args.append(value)
+    return "WHERE " + " AND ".join(clauses), args

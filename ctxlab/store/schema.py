@@ -1,0 +1,176 @@
+"""The store's tables as data, and the ordered migrations that create them.
+
+Each table is declared once as ``(column, DuckDB type)`` pairs; the DDL and the Arrow schema the
+replay workers build their rows with both derive from it, so the two never drift apart. A
+migration runs once, in order, inside a transaction, and is recorded in `schema_version`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import duckdb
+import pyarrow as pa
+
+Columns = tuple[tuple[str, str], ...]
+
+RUNS: Columns = (
+    ("run_id", "VARCHAR"), ("name", "VARCHAR"), ("config", "JSON"), ("versions", "JSON"),
+    ("fingerprints", "JSON"), ("notes", "JSON"), ("started_at", "TIMESTAMP"),
+    ("finished_at", "TIMESTAMP"), ("status", "VARCHAR"), ("conversations", "BIGINT"),
+    ("units", "BIGINT"), ("errors", "BIGINT"), ("skips", "BIGINT"), ("wall_s", "DOUBLE"),
+)
+CONVERSATIONS: Columns = (
+    ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("conversation_id", "VARCHAR"),
+    ("n_messages", "INTEGER"), ("tokens", "JSON"), ("meta", "JSON"), ("record", "JSON"),
+)
+RESULT_ROWS: Columns = (
+    ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
+    ("conversation_id", "VARCHAR"), ("strategy", "VARCHAR"), ("label", "VARCHAR"), ("params", "JSON"),
+    ("counter", "VARCHAR"), ("budget", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"),
+    ("messages_in", "INTEGER"), ("input_messages", "INTEGER"), ("tokens_before", "INTEGER"),
+    ("tokens_input", "INTEGER"), ("tokens_after", "INTEGER"), ("retained_ratio", "DOUBLE"),
+    ("fits", "BOOLEAN"), ("reason", "VARCHAR"), ("messages_kept", "INTEGER"),
+    ("messages_truncated", "INTEGER"), ("messages_dropped", "INTEGER"), ("messages_added", "INTEGER"),
+    ("tool_pairs_intact", "BOOLEAN"), ("orphan_calls", "INTEGER"), ("orphan_results", "INTEGER"),
+    ("system_kept", "BOOLEAN"), ("newest_user_kept", "BOOLEAN"), ("fact_recall", "DOUBLE"),
+    ("facts_total", "INTEGER"), ("facts_kept", "INTEGER"), ("facts_missing", "JSON"),
+    ("has_summary", "BOOLEAN"), ("summary_tokens", "INTEGER"), ("llm_calls", "INTEGER"),
+    ("llm_input_tokens", "BIGINT"), ("llm_output_tokens", "BIGINT"), ("llm_cost_usd", "DOUBLE"),
+    ("llm_latency_ms", "DOUBLE"), ("latency_ms", "DOUBLE"), ("status", "VARCHAR"), ("error", "VARCHAR"),
+    ("metric_error", "VARCHAR"),
+)
+RESULT_REFS: Columns = (
+    ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
+    ("reference", "VARCHAR"), ("reference_tokens_before", "INTEGER"),
+    ("reference_tokens_after", "INTEGER"), ("fits_reference", "BOOLEAN"),
+)
+ESTIMATOR_ROWS: Columns = (
+    ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("conversation_id", "VARCHAR"),
+    ("message_id", "VARCHAR"), ("role", "VARCHAR"), ("content_kind", "VARCHAR"), ("language", "VARCHAR"),
+    ("chars", "INTEGER"), ("counter", "VARCHAR"), ("reference", "VARCHAR"), ("estimated", "INTEGER"),
+    ("actual", "INTEGER"),
+)
+ESTIMATOR_CONVERSATIONS: Columns = (
+    ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("conversation_id", "VARCHAR"),
+    ("counter", "VARCHAR"), ("reference", "VARCHAR"), ("estimated", "BIGINT"), ("actual", "BIGINT"),
+)
+SUMMARIES: Columns = (
+    ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
+    ("conversation_id", "VARCHAR"), ("strategy", "VARCHAR"), ("label", "VARCHAR"), ("counter", "VARCHAR"),
+    ("budget", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"), ("summary", "VARCHAR"),
+    ("summary_tokens", "INTEGER"), ("metrics", "JSON"),
+)
+SKIPS: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("where", "VARCHAR"), ("reason", "VARCHAR"))
+DONE: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("units", "INTEGER"))
+LLM_CALLS: Columns = (
+    ("key", "VARCHAR PRIMARY KEY"), ("model", "VARCHAR"), ("prompt_name", "VARCHAR"), ("params", "JSON"),
+    ("input_hash", "VARCHAR"), ("response", "VARCHAR"), ("input_tokens", "INTEGER"),
+    ("output_tokens", "INTEGER"), ("cost_usd", "DOUBLE"), ("latency_ms", "DOUBLE"), ("error", "VARCHAR"),
+    ("created_at", "TIMESTAMP"),
+)
+
+# The tables replay workers fill; the order is the order a batch is written in.
+ROW_TABLES: dict[str, Columns] = {
+    "conversations": CONVERSATIONS, "result_rows": RESULT_ROWS, "result_refs": RESULT_REFS,
+    "estimator_rows": ESTIMATOR_ROWS, "estimator_conversations": ESTIMATOR_CONVERSATIONS,
+    "summaries": SUMMARIES, "done": DONE,
+}
+_ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
+                "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
+
+
+def arrow_schema(columns: Columns) -> pa.Schema:
+    """The Arrow schema of a table's columns (JSON travels as strings)."""
+    return pa.schema([(name, _ARROW_TYPES[kind.split()[0]]) for name, kind in columns])
+
+
+def create_table(name: str, columns: Columns, extra: str = "") -> str:
+    cols = ", ".join(f'"{c}" {t}' for c, t in columns)
+    return f"CREATE TABLE IF NOT EXISTS {name} ({cols}{', ' + extra if extra else ''})"
+
+
+def first_row(result: duckdb.DuckDBPyConnection) -> tuple | None:
+    """The first row of an executed query, or None (DuckDB 2.0 leaves a result half-read after
+    `fetchone`, which blocks the connection's next statement, so the rows are read in full)."""
+    rows = result.fetchall()
+    return rows[0] if rows else None
+
+
+RESULTS_VIEW = """
+CREATE OR REPLACE VIEW results AS
+SELECT r.run_id, r.dataset, r.seq, r.unit, r.conversation_id, r.strategy, r.label, r.params, r.counter,
+       r.budget, r.mode, r.turn, r.messages_in, r.input_messages, r.tokens_before, r.tokens_input,
+       r.tokens_after, r.retained_ratio, r.fits, r.reason, f.reference, f.reference_tokens_before,
+       f.reference_tokens_after, f.fits_reference, r.messages_kept, r.messages_truncated,
+       r.messages_dropped, r.messages_added, r.tool_pairs_intact, r.orphan_calls, r.orphan_results,
+       r.system_kept, r.newest_user_kept, r.fact_recall, r.facts_total, r.facts_kept, r.facts_missing,
+       r.has_summary, r.summary_tokens, r.llm_calls, r.llm_input_tokens, r.llm_output_tokens,
+       r.llm_cost_usd, r.llm_latency_ms, r.latency_ms, r.status, r.error, r.metric_error
+FROM result_rows r LEFT JOIN result_refs f USING (run_id, dataset, seq, unit)
+"""
+ESTIMATOR_VIEW = """
+CREATE OR REPLACE VIEW estimator_errors AS
+SELECT run_id, dataset, seq, conversation_id, message_id, role, content_kind, language, chars, counter,
+       reference, estimated, actual, estimated - actual AS error,
+       CASE WHEN actual > 0 THEN 100.0 * (estimated - actual) / actual END AS error_pct
+FROM estimator_rows
+"""
+ESTIMATOR_CONVERSATIONS_VIEW = """
+CREATE OR REPLACE VIEW estimator_conversation_errors AS
+SELECT *, estimated - actual AS error,
+       CASE WHEN actual > 0 THEN 100.0 * (estimated - actual) / actual END AS error_pct
+FROM estimator_conversations
+"""
+
+
+def _v1_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """Every table; only small ones get keys (an index slows bulk inserts of the big ones)."""
+    con.execute(create_table("runs", RUNS, "PRIMARY KEY (run_id)"))
+    con.execute(create_table("done", DONE, "PRIMARY KEY (run_id, dataset, seq)"))
+    con.execute(create_table("llm_calls", LLM_CALLS))
+    con.execute(create_table("skips", SKIPS))
+    for name in ("conversations", "result_rows", "result_refs", "estimator_rows",
+                 "estimator_conversations", "summaries"):
+        con.execute(create_table(name, ROW_TABLES[name]))
+
+
+def _v2_views(con: duckdb.DuckDBPyConnection) -> None:
+    for view in (RESULTS_VIEW, ESTIMATOR_VIEW, ESTIMATOR_CONVERSATIONS_VIEW):
+        con.execute(view)
+
+
+MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
+    (1, "tables", _v1_tables),
+    (2, "views", _v2_views),
+)
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(con: duckdb.DuckDBPyConnection) -> int:
+    """The newest migration applied to this database (0 for an empty one)."""
+    exists = con.execute("SELECT count(*) FROM information_schema.tables "
+                         "WHERE table_name = 'schema_version'").fetchall()[0][0]
+    if not exists:
+        return 0
+    return con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()[0][0]
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> int:
+    """Apply the migrations this database lacks, each once and in order; returns the version."""
+    con.execute("CREATE TABLE IF NOT EXISTS schema_version "
+                "(version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMP)")
+    version = current_version(con)
+    for number, name, apply in MIGRATIONS:
+        if number <= version:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            apply(con)
+            con.execute("INSERT INTO schema_version VALUES (?, ?, current_timestamp)", [number, name])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        version = number
+    return version

@@ -1,0 +1,71 @@
+"""The replay, runs, compare, sql and demo commands through typer's CliRunner."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+import ctxlab.cli  # noqa: F401  (registers every command)
+from ctxlab import store
+from ctxlab.cli.app import app
+from tests.replay.helpers import agent_record, write_jsonl
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def source(tmp_path) -> str:
+    return write_jsonl(tmp_path / "in.jsonl", [agent_record(i) for i in range(3)])
+
+
+def run(*args: str):
+    result = runner.invoke(app, list(args), env={"COLUMNS": "200"})
+    return result
+
+
+def test_replay_runs_compare_and_sql(tmp_path, source):
+    db = str(tmp_path / "c.duckdb")
+    a = run("replay", source, "--db", db, "--strategy", "window_guard", "--budget", "700", "--workers", "0",
+            "--name", "small")
+    assert a.exit_code == 0, a.output
+    assert "small" in a.output and "window_guard" in a.output and "fit o200k" in a.output
+    b = run("replay", source, "--db", db, "--strategy", "window_guard", "--budget", "700", "--workers", "0",
+            "--counter", "seed", "--reference", "o200k_base", "--reference", "cl100k_base", "--name", "seeded")
+    assert b.exit_code == 0, b.output
+    assert "chars3" in b.output and "fit cl100k" in b.output
+    runs = run("runs", "--db", db)
+    assert runs.exit_code == 0 and "small" in runs.output and "seeded" in runs.output
+    cmp = run("compare", "small", "seeded", "--db", db)
+    assert cmp.exit_code == 0, cmp.output
+    assert "kept A" in cmp.output or "retained A" in cmp.output
+    q = run("sql", "SELECT counter, count(*) AS n FROM results GROUP BY counter ORDER BY counter", "--db", db)
+    assert q.exit_code == 0 and "chars3" in q.output
+    bad = run("sql", "SELECT nope FROM results", "--db", db)
+    assert bad.exit_code == 1 and "query failed" in bad.output
+
+
+def test_replay_errors_are_one_line(tmp_path, source):
+    db = str(tmp_path / "e.duckdb")
+    unknown = run("replay", source, "--db", db, "--strategy", "no_such_strategy", "--workers", "0")
+    assert unknown.exit_code == 1 and "unknown strategy" in unknown.output and "Traceback" not in unknown.output
+    bad = write_jsonl(tmp_path / "bad.jsonl", [agent_record(0), "{oops"])
+    stop = run("replay", bad, "--db", db, "--strategy", "noop", "--workers", "0")
+    assert stop.exit_code == 1 and "bad.jsonl" in stop.output
+    skip = run("replay", bad, "--db", db, "--strategy", "noop", "--workers", "0", "--skip-invalid")
+    assert skip.exit_code == 0 and "1 skip(s)" in skip.output
+    missing = run("runs", "--db", str(tmp_path / "none.duckdb"))
+    assert missing.exit_code == 1 and "no ctxlab database" in missing.output
+
+
+def test_demo_on_a_limited_input(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    db = str(tmp_path / "demo.duckdb")
+    result = run("demo", "--db", db, "--limit", "2", "--per-turn-limit", "1", "--workers", "0",
+                 "--report", str(tmp_path / "report.html"))
+    assert result.exit_code == 0, result.output
+    assert "demo-final" in result.output and "ctxlab dashboard --db" in result.output
+    with store.reading(db) as con:
+        names = set(store.runs(con)["name"])
+        assert names == {"demo-final", "demo-per-turn"}
+        counters = {c for (c,) in con.execute("SELECT DISTINCT counter FROM results").fetchall()}
+        assert {"o200k_base", "chars3", "chars4"} <= counters  # seed presets with their own counters

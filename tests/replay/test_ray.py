@@ -1,0 +1,28 @@
+"""The Ray engine writes the same rows as the local engine (one test: Ray starts in ~15 s)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxlab import store
+from ctxlab.replay import replay
+
+pytest.importorskip("ray")
+COLUMNS = ("dataset, seq, unit, conversation_id, label, counter, budget, mode, turn, tokens_before, tokens_after, "
+           "retained_ratio, fits, messages_kept, messages_dropped, tool_pairs_intact, fact_recall, status")
+
+
+@pytest.mark.slow
+def test_ray_engine_matches_local(tmp_path, small_input, monkeypatch):
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    rows = {}
+    for engine in ("local", "ray"):
+        db = str(tmp_path / f"{engine}.duckdb")
+        summary = replay(small_input, ["window_guard", "compaction"], [600, 4000], mode="both", db=db,
+                         workers=2, engine=engine, references=["o200k_base", "cl100k_base"])
+        assert summary.status == "finished"
+        with store.reading(db) as con:
+            rows[engine] = (con.execute(f"SELECT {COLUMNS} FROM result_rows ORDER BY dataset, seq, unit").fetchall(),
+                            con.execute("SELECT * EXCLUDE (run_id) FROM result_refs ORDER BY ALL").fetchall(),
+                            con.execute("SELECT count(*) FROM estimator_rows").fetchall())
+    assert rows["ray"] == rows["local"] and len(rows["local"][0]) > 0

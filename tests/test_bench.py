@@ -1,0 +1,38 @@
+"""Bench logic on a tiny input (no timing is asserted)."""
+
+from __future__ import annotations
+
+from ctxlab import bench
+from ctxlab.datasets import load_conversations
+from ctxlab.replay.plan import turn_indices
+from ctxlab.strategies import list_strategies
+
+
+def test_deterministic_strategies_exclude_llm_specs():
+    names = bench.deterministic_strategies()
+    assert "noop" in names and set(names) <= set(list_strategies())
+    assert bench.uses_llm("compaction:summarizer=llm") and not bench.uses_llm("compaction")
+
+
+def test_baseline_and_peer_on_a_tiny_workload():
+    convs = list(load_conversations("sample:chats", limit=2))
+    messages = list(dict.fromkeys(m for c in convs for m in c.messages))
+    base = bench.baseline(messages)
+    assert base.seconds >= 0 and f"{len(messages):,} distinct messages" in base.detail
+    lc, cx = bench.peer([(c, turn_indices(c)) for c in convs], budgets=(500,))
+    assert lc.seconds > 0 and cx.seconds > 0
+
+
+def test_langchain_counter_matches_ctxlab_overhead():
+    from ctxlab.tokens import get_counter
+    from ctxlab.tokens.exact import load_tiktoken
+
+    conv = next(load_conversations("sample:agent_sessions", limit=1))
+    count = bench._langchain_counter(load_tiktoken("o200k_base"))
+    msgs = [m for m in conv.messages if m.role in ("system", "user") or (m.role == "assistant" and not m.tool_calls)]
+    assert count(bench._to_langchain(msgs)) == get_counter("o200k_base").count_messages(msgs)
+
+
+def test_timed_replay_writes_a_fresh_database(tmp_path):
+    t = bench.timed_replay("tiny", tmp_path, ["sample:chats"], "final", workers=0, full=False, limit=2)
+    assert t.seconds > 0 and "2 conversations" in t.detail and (tmp_path / "tiny.duckdb").exists()
