@@ -64,6 +64,22 @@ class Message:
     mark: Mark | None = None
     source_ids: tuple[str, ...] = ()
     timestamp: float | None = None
+    # Counters look messages up in dicts millions of times per replay; hashing nine fields each
+    # time cost more than the lookup, so the hash is computed once (0 = not yet).
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        if not self._hash:
+            object.__setattr__(self, "_hash", hash((
+                self.role, self.content, self.id, self.name, self.tool_calls, self.tool_call_id,
+                self.mark, self.source_ids, self.timestamp)) or 1)
+        return self._hash
+
+    def __reduce__(self) -> tuple:
+        # Rebuild from the fields: string hashes differ between processes, so a cached hash
+        # must not travel to a worker.
+        return (Message, (self.role, self.content, self.id, self.name, self.tool_calls, self.tool_call_id,
+                          self.mark, self.source_ids, self.timestamp))
 
     @property
     def parts(self) -> tuple[str, ...]:

@@ -65,14 +65,28 @@ def request_tokens(counter: TokenCounter, messages: Iterable[Message],
     return sum(counter.count_message(m) for m in messages) + fixed
 
 
-def accounting(originals: Sequence[Message], result: Sequence[Message]) -> Accounting:
-    """Count originals kept whole (same id, unmarked), truncated (same id, marked) and dropped."""
-    state = {m.id: m.mark for m in result if m.mark in (None, "truncated")}
-    ids = {m.id for m in originals}
-    kept = sum(1 for m in originals if m.id in state and state[m.id] is None)
-    truncated = sum(1 for m in originals if state.get(m.id, "") == "truncated")
-    added = sum(1 for m in result if m.mark in ("summary", "marker") or m.id not in ids)
-    return Accounting(kept, truncated, len(originals) - kept - truncated, added)
+_ABSENT = "absent"
+
+
+def marks_by_id(result: Sequence[Message]) -> dict[str, str | None]:
+    """id -> mark of a result's messages (None: kept whole), built once per unit for the
+    measures below."""
+    return {m.id: m.mark for m in result}
+
+
+def accounting(originals: Sequence[Message], result: Sequence[Message],
+               marks: Mapping[str, str | None] | None = None) -> Accounting:
+    """Count originals kept whole (same id, unmarked), truncated (same id, marked) and dropped;
+    every other result message was added (a summary or marker)."""
+    marks = marks_by_id(result) if marks is None else marks
+    kept = truncated = 0
+    for m in originals:
+        mark = marks.get(m.id, _ABSENT)
+        if mark is None:
+            kept += 1
+        elif mark == "truncated":
+            truncated += 1
+    return Accounting(kept, truncated, len(originals) - kept - truncated, len(result) - kept - truncated)
 
 
 def tool_integrity(messages: Sequence[Message]) -> ToolIntegrity:
@@ -91,13 +105,14 @@ def tool_integrity(messages: Sequence[Message]) -> ToolIntegrity:
     return ToolIntegrity(len(open_calls - answered), orphan_results)
 
 
-def pinned_kept(originals: Sequence[Message], result: Sequence[Message]) -> tuple[bool | None, bool | None]:
+def pinned_kept(originals: Sequence[Message], result: Sequence[Message],
+                marks: Mapping[str, str | None] | None = None) -> tuple[bool | None, bool | None]:
     """Were the system prompt and the newest user message kept whole? None when there is none."""
-    whole = {m.id for m in result if m.mark is None}
+    marks = marks_by_id(result) if marks is None else marks
     n_system = system_prefix(originals)
-    system = all(m.id in whole for m in originals[:n_system]) if n_system else None
+    system = all(marks.get(m.id, _ABSENT) is None for m in originals[:n_system]) if n_system else None
     user = newest_user(originals)
-    return system, (originals[user].id in whole if user is not None else None)
+    return system, (marks.get(originals[user].id, _ABSENT) is None if user is not None else None)
 
 
 def llm_usage(events: Iterable[Any]) -> LLMUsage:

@@ -113,9 +113,10 @@ def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCount
                                      "reference_tokens_before": counts.history(name, u.upto)})
         return
     kept = result.messages
-    acc = metrics.accounting(originals, kept)
+    marks = metrics.marks_by_id(kept)
+    acc = metrics.accounting(originals, kept, marks)
     tools = metrics.tool_integrity(kept)
-    system_kept, user_kept = metrics.pinned_kept(originals, kept)
+    system_kept, user_kept = metrics.pinned_kept(originals, kept, marks)
     usage = metrics.llm_usage(result.events)
     row.update(
         tokens_input=result.tokens_before, tokens_after=result.tokens_after,
@@ -126,8 +127,10 @@ def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCount
         newest_user_kept=user_kept, has_summary=result.summary is not None, llm_calls=usage.calls,
         llm_input_tokens=usage.input_tokens, llm_output_tokens=usage.output_tokens,
         llm_cost_usd=usage.cost_usd, llm_latency_ms=usage.latency_ms)
-    effective = metrics.against_originals(result, originals, before) if u.upto is not None else result
     problems = []
+    effective = result
+    if u.upto is not None and (quality.fact_recall is not None or result.summary is not None):
+        effective = metrics.against_originals(result, originals, before)
     if quality.fact_recall is not None:
         try:
             fr = quality.fact_recall(conv, effective, upto=u.upto)
@@ -140,8 +143,11 @@ def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCount
                                  counts.counters[u.entry.counter])
     row["metric_error"] = "; ".join(problems) or None
     rows.add("result_rows", row)
+    strategy_counter = counts.counters[u.entry.counter]
     for name, ref in references:
-        after = metrics.request_tokens(ref, kept, overhead=counts.overhead(name))
+        # Measured with the strategy's own counter, the result's count is already exact.
+        after = result.tokens_after if ref is strategy_counter else metrics.request_tokens(
+            ref, kept, overhead=counts.overhead(name))
         rows.add("result_refs", {**u.key(), "reference": name, "reference_tokens_before": counts.history(name, u.upto),
                                  "reference_tokens_after": after, "fits_reference": metrics.fits(after, u.budget)})
 

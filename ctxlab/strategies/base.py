@@ -144,8 +144,9 @@ class BaseStrategy:
 
     name: ClassVar[str] = ""
 
-    @property
+    @cached_property
     def spec(self) -> StrategySpec:
+        """Name and every parameter (computed once: strategies are frozen)."""
         return StrategySpec(self.name, tuple((f.name, _spec_value(getattr(self, f.name)))
                                              for f in dataclasses.fields(self)))  # type: ignore[arg-type]
 
@@ -174,6 +175,9 @@ class BaseStrategy:
 def _result(strategy: BaseStrategy, request: Request, plan: Plan, elapsed: float) -> CompressionResult:
     input_ids = tuple(m.id for m in request.messages)
     out = tuple(plan.messages)
+    if out is request.messages and plan.truncated_ids is None and not plan.dropped_ids:
+        # Unchanged input (the common case in per-turn replays): nothing to account or recount.
+        return _unchanged(strategy, request, plan, input_ids, elapsed)
     truncated = plan.truncated_ids
     if truncated is None:
         truncated = [m.id for m in out if m.mark == "truncated"]
@@ -195,6 +199,19 @@ def _result(strategy: BaseStrategy, request: Request, plan: Plan, elapsed: float
         tokens_before=request.total, tokens_after=after, budget=request.budget, fits=fits,
         counter=request.counter.name, spec=strategy.spec, reason=reason, events=tuple(plan.events),
         summary=plan.summary, elapsed=elapsed)
+
+
+def _unchanged(strategy: BaseStrategy, request: Request, plan: Plan, input_ids: tuple[str, ...],
+               elapsed: float) -> CompressionResult:
+    total = request.total
+    fits = total <= request.budget
+    return CompressionResult(
+        messages=request.messages, input_ids=input_ids, dropped_ids=(),
+        truncated_ids=tuple(m.id for m in request.messages if m.mark == "truncated"),
+        tokens_before=total, tokens_after=total, budget=request.budget, fits=fits,
+        counter=request.counter.name, spec=strategy.spec,
+        reason=None if fits else (plan.reason or f"{total} tokens exceed the budget of {request.budget}"),
+        events=tuple(plan.events), summary=plan.summary, elapsed=elapsed)
 
 
 def _spec_value(value: Any) -> Any:

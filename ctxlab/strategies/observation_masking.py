@@ -45,7 +45,7 @@ class ObservationMasking(BaseStrategy):
             events.append(Event("observation_masking.masked", {"messages": len(masked), "tokens_saved": saved}))
         available = request.budget - request.overhead
         if not self.fallback_window or sum(counts) <= available:
-            return Plan(messages, events)
+            return Plan(messages if masked else request.messages, events)
         keep = window_by_turns(messages, counts, available)
         dropped = [i for i in range(len(messages)) if i not in keep]
         events.append(Event("observation_masking.dropped", {

@@ -40,7 +40,9 @@ class SlidingWindow(BaseStrategy):
             reason = (f"the system prompt and newest user message alone take {request.budget - room} "
                       f"tokens, over the budget of {request.budget}")
         keep |= _walk_back(messages, counts, keep, room)
-        kept = [messages[i] for i in sorted(keep)]
+        # Nothing cut and nothing dropped: hand back the input itself.
+        kept = request.messages if len(keep) == len(messages) and counts == request.counts else [
+            messages[i] for i in sorted(keep)]
         event = Event("context.compressed", {
             "original_count": len(messages), "compressed_count": len(kept),
             "estimated_tokens": sum(counts[i] for i in keep) + request.overhead,

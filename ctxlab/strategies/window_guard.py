@@ -50,8 +50,8 @@ class WindowGuard(BaseStrategy):
         messages, counts, events = self._truncate_tool_results(request)
         budget = self.effective_budget(request.budget)
         available = budget - request.overhead
-        if sum(counts) <= available:
-            return Plan(messages, events)
+        if sum(counts) <= available:  # L1 events mean something was cut, else hand back the input
+            return Plan(messages if events else request.messages, events)
         keep = window_by_turns(messages, counts, available)
         dropped = [i for i in range(len(messages)) if i not in keep]
         tokens = sum(counts[i] for i in dropped)

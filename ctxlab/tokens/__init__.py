@@ -56,7 +56,8 @@ def get_counter(counter: str | TokenCounter) -> TokenCounter:
     """
     if isinstance(counter, str):
         return _build(counter)
-    if isinstance(counter, TokenCounter):
+    # The concrete check first: a runtime Protocol check costs microseconds, and this runs per call.
+    if isinstance(counter, CachedCounter) or isinstance(counter, TokenCounter):
         return counter
     raise TypeError(f"counter must be a name or a TokenCounter, not {type(counter).__name__}")
 

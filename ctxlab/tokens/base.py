@@ -68,6 +68,7 @@ class CachedCounter(ABC):
     def __init__(self) -> None:
         self._cache: dict[str | bytes, int] = {}
         self._message_cache: dict[Message, int] = {}
+        self._tools_cache: dict[tuple[int, ...], tuple[Sequence[Mapping[str, Any]], int]] = {}
         self.hits = 0
         self.misses = 0
 
@@ -101,7 +102,23 @@ class CachedCounter(ABC):
             self.count(c.name) + self.count(c.arguments) for c in message.tool_calls)
 
     def count_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> int:
-        """Tokens of the tool definitions (0 for estimators whose source system ignores them)."""
+        """Tokens of the tool definitions, cached per set of definition objects.
+
+        Tool definitions are treated as immutable: a replay passes the same definitions with every
+        strategy, budget and turn, and counting their schemas each time cost more than the rest.
+        """
+        if not tools:
+            return 0
+        key = tuple(map(id, tools))
+        hit = self._tools_cache.get(key)
+        if hit is None:
+            _make_room(self._tools_cache, 1024)
+            # Holding the definitions keeps their ids from being reused by other objects.
+            hit = self._tools_cache[key] = (tuple(tools), self._count_tools(tools))
+        return hit[1]
+
+    def _count_tools(self, tools: Sequence[Mapping[str, Any]]) -> int:
+        """Tokens of the tool definitions, uncached (0: the seeds' estimators ignore them)."""
         return 0
 
     def overhead(self, tools: Sequence[Mapping[str, Any]] | None = None) -> int:

@@ -152,9 +152,7 @@ class CalibratedCounter(CachedCounter):
         total = c.per_message + c.per_tool_call * len(message.tool_calls)
         return round(total + sum(self.estimate(t) for t in _message_texts(message)))
 
-    def count_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> int:
-        if not tools:
-            return 0
+    def _count_tools(self, tools: Sequence[Mapping[str, Any]]) -> int:
         text = json.dumps(list(tools), separators=(",", ":"), ensure_ascii=False)
         return round(self.calibration.tool_schema_scale * self.estimate(text))
 

@@ -107,10 +107,8 @@ class ChatCounter(CachedCounter):
     def overhead(self, tools: Sequence[Mapping[str, Any]] | None = None) -> int:
         return REPLY_PRIMING + self.count_tools(tools)
 
-    def count_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> int:
+    def _count_tools(self, tools: Sequence[Mapping[str, Any]]) -> int:
         """The cookbook's `num_tokens_for_tools` formula (only top-level properties are counted)."""
-        if not tools:
-            return 0
         f = self.formula
         total = 0
         for tool in tools:
