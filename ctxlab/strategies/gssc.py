@@ -21,6 +21,7 @@ from ctxlab.strategies._gssc import compress as compress_phase
 from ctxlab.strategies._gssc import structure
 from ctxlab.strategies._gssc.gather import Gatherer, gather, gather_input, register_gatherer, resolve_gatherers
 from ctxlab.strategies._gssc.packets import GatherInput, Packet, render
+from ctxlab.strategies._gssc.pieces import message_counter, text_counter
 from ctxlab.strategies._gssc.select import Weights, clock_of, score, select
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, Tools, register
 from ctxlab.tokens import TokenCounter, get_counter
@@ -110,11 +111,12 @@ class GSSC(BaseStrategy):
         inp = gather_input(request.messages, self.max_history_messages, self.retrieval_top_k)
         packets = gather(resolve_gatherers(self.gatherers), inp)
         weights = Weights(self.relevance_weight, self.recency_weight, self.recency_tau)
-        scored = score(packets, inp.query, clock_of(request.messages), weights, request.counter.count)
+        count = text_counter(request.counter)
+        scored = score(packets, inp.query, clock_of(request.messages), weights, count)
         selected = select(scored, limit, min_relevance=self.min_relevance, filter_history=self.filter_history,
                           mmr_lambda=self.mmr_lambda if self.enable_mmr else None)
         text, sections = self._structure(selected, inp.query)
-        done = (compress_phase.compress(text, limit, request.counter.count, sections)
+        done = (compress_phase.compress(text, limit, count, sections)
                 if self.enable_compression else compress_phase.Compressed(text))
         return Built(done.text, inp, len(packets), tuple(selected), done.cuts)
 
@@ -136,15 +138,15 @@ class GSSC(BaseStrategy):
     def _fit(self, request: Request, q: int | None, available: int) -> Built | None:
         """Run the pipeline with the tokens left for the context message; tighten and rerun if the
         counted message is still over (None when nothing fits)."""
-        count_message = request.counter.count_message
-        shell = count_message(Message("system", "", id=RESULT_ID))
+        count_message = message_counter(request.counter, RESULT_ID)
+        shell = count_message("")
         fixed = request.overhead + shell + (request.counts[q] if q is not None else 0)
         limit = available - fixed
         for _ in range(RETRIES):
             if limit <= 0:
                 return None
             built = self.pipeline(request, limit)
-            over = count_message(Message("system", built.text, id=RESULT_ID)) - shell + fixed - available
+            over = count_message(built.text) - shell + fixed - available
             if over <= 0 or not self.enable_compression:
                 return built
             limit -= over

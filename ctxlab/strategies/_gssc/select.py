@@ -11,6 +11,7 @@ from typing import NamedTuple
 from ctxlab.messages import Message
 from ctxlab.strategies import mechanics
 from ctxlab.strategies._gssc.packets import HISTORY, P0_TYPES, TASK_STATE, Packet, words
+from ctxlab.strategies._gssc.pieces import overlap
 
 # Without timestamps, messages are assumed this many seconds apart (so with tau = 3600 a message
 # 60 positions back scores exp(-1)).
@@ -51,9 +52,7 @@ def relevance(content: str, query: str) -> float:
     query_words = words(query)
     if not query_words:
         return 0.0
-    wanted = set(query_words)
-    overlap = sum(1 for w in words(content) if w in wanted)
-    return min(1.0, overlap / len(query_words))
+    return min(1.0, overlap(content, query) / len(query_words))
 
 
 def recency(packet: Packet, clock: Clock, tau: float) -> float:
@@ -79,10 +78,16 @@ def score(packets: Sequence[Packet], query: str, clock: Clock, weights: Weights,
     for p in packets:
         rel = p.relevance or relevance(p.content, query)
         rec = recency(p, clock, weights.tau)
-        scored.append(dataclasses.replace(
-            p, token_count=p.token_count or count(p.content), relevance=rel, recency=rec,
-            composite=weights.relevance * rel + weights.recency * rec))
+        scored.append(_with_scores(p, p.token_count or count(p.content), rel, rec,
+                                   weights.relevance * rel + weights.recency * rec))
     return scored
+
+
+def _with_scores(p: Packet, token_count: int, rel: float, rec: float, composite: float) -> Packet:
+    if type(p) is not Packet:  # a subclass may have fields of its own
+        return dataclasses.replace(p, token_count=token_count, relevance=rel, recency=rec, composite=composite)
+    # Positional construction: `dataclasses.replace` costs several times more, once per packet per call.
+    return Packet(p.content, p.type, p.timestamp, token_count, rel, rec, composite, p.metadata, p.source)
 
 
 def passes(packet: Packet, min_relevance: float, filter_history: bool) -> bool:

@@ -1,0 +1,63 @@
+"""gssc counts long prompts piece by piece; the sums must equal whole-text counts exactly."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxlab import load_conversations
+from ctxlab.strategies._gssc import pieces
+from ctxlab.strategies._gssc.packets import words
+from ctxlab.tokens import get_counter
+
+# Characters that sit on the split patterns' edges: newlines, brackets, apostrophes, combining
+# marks, CJK, digits, odd whitespace, "/" (o200k's punctuation rule swallows it after newlines).
+ATOMS = [" ", "  ", "\n", "\r", "\t", "/", "[", "]", "a", "A", "Ab", "1", "123", ".", "'", "'s", "中", "文",
+         "\u0301", "\u00a0", "\u3000", "é", "Σ", "ς", "x/", "\n/", "\r\n", "'ll", "-", "ǅ", "ʰ", "٣", "\u2028",
+         "\x0b", "😀", "<|endoftext|>", "error: ", "[tool] ", "## Files\n"]
+fragment = st.lists(st.sampled_from(ATOMS), max_size=40).map("".join)
+# Long enough to take the piecewise path, with "\n[" cuts between random fragments.
+long_text = st.lists(fragment, min_size=2, max_size=12).map(
+    lambda parts: ("\n[".join(parts) + "\n[") * (pieces.MIN_CUT_CHARS // 2 // len(parts) + 1))
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+@settings(max_examples=150, deadline=None)
+@given(text=long_text)
+def test_piecewise_token_count_equals_whole_count(name, text):
+    counter = get_counter(name)
+    assert len(text) >= pieces.MIN_CUT_CHARS
+    assert pieces.text_counter(counter)(text) == counter.count(text)
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_piecewise_count_on_a_prompt_longer_than_the_cache_limit(name):
+    counter = get_counter(name)
+    session = next(iter(load_conversations(["sample:agent_sessions"])))
+    text = "\n".join(f"[{m.role}] {m.text}" for m in session.messages)
+    text = (text + "\n") * (pieces.TOTAL_CHARS // len(text) + 2)
+    assert len(text) > pieces.TOTAL_CHARS
+    assert pieces.text_counter(counter)(text) == counter.count(text)
+
+
+def test_message_counter_adds_the_chat_overhead_of_the_whole_message():
+    from ctxlab.messages import Message
+    counter = get_counter("o200k_base")
+    text = "[user] hello\n[assistant] " + "x y z " * 400
+    assert pieces.message_counter(counter, "ctx")(text) == counter.count_message(Message("system", text, id="ctx"))
+
+
+def test_estimators_are_not_summed_piecewise():
+    # Rounding estimators (ceil per text) would drift if summed over pieces.
+    counter = get_counter("chars3")
+    assert not pieces.additive(counter)
+    text = "\n[".join(["ab"] * 800)
+    assert pieces.text_counter(counter)(text) == counter.count(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=long_text, query=fragment)
+def test_piecewise_overlap_equals_whole_overlap(text, query):
+    wanted = set(words(query))
+    assert pieces.overlap(text, query) == sum(1 for w in words(text) if w in wanted)
