@@ -32,7 +32,9 @@ def done_count(db: str) -> int:
 
 @pytest.mark.slow
 def test_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_path):
-    source = write_jsonl(tmp_path / "many.jsonl", [agent_record(i, rounds=6) for i in range(60)])
+    # Big enough that the replay runs for seconds after its first flush, so the kill lands mid-run.
+    total = 500
+    source = write_jsonl(tmp_path / "many.jsonl", [agent_record(i, rounds=6) for i in range(total)])
     env = {**os.environ, "CTXLAB_FLUSH_SECONDS": "0.2", "COLUMNS": "200"}
     killed = str(tmp_path / "killed.duckdb")
     proc = subprocess.Popen(cli(killed, source), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -44,7 +46,7 @@ def test_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_path):
     os.killpg(proc.pid, signal.SIGKILL)  # the replay and its workers: a hard crash
     proc.wait()
     partial = done_count(killed)
-    assert 0 < partial < 60
+    assert 0 < partial < total
     subprocess.run(cli(killed, source), env=env, check=True, capture_output=True, timeout=300)
     clean = str(tmp_path / "clean.duckdb")
     subprocess.run(cli(clean, source), env=env, check=True, capture_output=True, timeout=300)
@@ -63,4 +65,4 @@ def test_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_path):
     resumed, uninterrupted = counts(killed), counts(clean)
     assert resumed == uninterrupted
     assert resumed[0] == resumed[1]  # no duplicate unit
-    assert resumed[5] == 60
+    assert resumed[5] == total
