@@ -26,5 +26,24 @@ test: setup
 bench: setup
 	$(BIN)/ctxlab bench
 
+DB      ?= ctxlab.duckdb
+SUDO    := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+# Debian Chromium and CJK fonts for the browser test: Playwright drives the system browser, so
+# nothing is downloaded by Playwright itself.
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -d /usr/share/fonts/opentype/noto ]; then \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y chromium fonts-noto-cjk; fi
+
+# Screenshots land in screenshots/ (CTXLAB_SCREENSHOTS overrides).
+test-browser: setup browser-deps
+	$(BIN)/python -m pytest -m browser
+
+dashboard: setup
+	$(BIN)/ctxlab dashboard --db $(DB)
+
+report: setup
+	$(BIN)/ctxlab report --db $(DB) --out reports
+
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -218,16 +218,10 @@ def demo(
 
 
 def _write_report(db: str, path: str, out: Console) -> None:
-    try:
-        from ctxlab.report import write_report
-    except ImportError:
-        out.print("[yellow]note:[/yellow] the HTML report is not available in this version (ctxlab.report missing)")
-        return
-    try:
-        written = write_report(db, path)
-    except TypeError:  # keyword form, in case the report takes named arguments
-        written = write_report(db=db, out=path)
-    out.print(f"report: {written or path}")
+    from ctxlab.report import write_report
+
+    written = write_report(db, path)
+    out.print(f"report: {written}")
 
 
 @command()

@@ -8,7 +8,6 @@ own warn lines, as events.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 

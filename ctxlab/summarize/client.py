@@ -8,8 +8,6 @@ back as `CallResult.error`, never as an exception.
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 import random
 import time

@@ -151,7 +151,7 @@ def search_docs_output(rng: random.Random, slots: dict[str, str]) -> str:
             f"docs/runbooks/{slots['name']}.md (score 0.64): \"If {slots['name']} {slots['entities']} alerts fire, "
             "first check the upstream "
             "status page, then the ingress logs ...\"",
-            f"docs/adr/0012-timeouts.md (score 0.51): \"Default client timeout is 30s; anything longer needs an ADR.\"")
+            "docs/adr/0012-timeouts.md (score 0.51): \"Default client timeout is 30s; anything longer needs an ADR.\"")
     return "\n".join(hits[: rint(rng, 1, 3)]) + "\n"
 
 

@@ -1,0 +1,336 @@
+"""The shareable report: one self-contained HTML file a teammate opens without Python.
+
+    from ctxlab.report import write_report
+    write_report("ctxlab.duckdb", "reports/ctxlab-report.html")
+
+For each run (or the one given): its spec (name, config, versions, dataset fingerprints), the
+headline table, the figures of notebooks 1-4, skipped inputs, and example conversations showing
+what a few strategies kept, truncated, dropped or summarized. Figures are base64 PNG, styles are
+inline, there is no JavaScript, and every piece of dataset text is escaped (`ctxlab.report.htmlkit`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ctxlab import store
+from ctxlab.analysis import frames, plots as P, tables as A
+from ctxlab.errors import CtxlabError
+from ctxlab.report import htmlkit as H
+from ctxlab.report.examples import example_conversations, examples_section
+
+TARGET_RECALL = 0.95
+MAX_OVERFLOW = 0.0
+HEADLINE = {"label": "strategy", "counter": "counter", "mode": "mode", "budget": "budget", "units": "units",
+            "retained": "retained (95% CI)", "believed_fit": "fits (own counter)"}
+HEADLINE_KINDS = {"budget": "int", "units": "int", "believed_fit": "pct", "tool_integrity": "pct",
+                  "fact_recall": "pct", "p50_latency_ms": "ms"}
+
+
+@dataclass
+class RunData:
+    """Everything the report shows about one run, read in one short read-only session."""
+
+    info: dict[str, Any]
+    results: pd.DataFrame
+    estimators: pd.DataFrame
+    summaries: pd.DataFrame
+    skips: pd.DataFrame
+    conversations: pd.DataFrame
+    variants: pd.DataFrame
+
+
+def load_run(con: Any, run_id: str) -> RunData:
+    """Read one run's frames."""
+    return RunData(frames.run_info(con, run_id), frames.results(con, run_id), frames.estimator_rows(con, run_id),
+                   store.summaries(con, run_id), store.skips(con, run_id), store.conversations(con, run_id),
+                   frames.variants(con, run_id))
+
+
+def write_report(db_path: str | Path, out_path: str | Path, *, run_id: str | None = None) -> Path:
+    """Write the HTML report of a database.
+
+    Args:
+        db_path: the DuckDB file written by `ctxlab replay` / `ctxlab demo`.
+        out_path: the HTML file to write (a directory gets ``report.html`` inside it).
+        run_id: one run (id, id prefix or name); None reports every run, oldest first.
+
+    Returns:
+        The path written.
+
+    Raises:
+        CtxlabError: no database, no runs, or an unknown run.
+    """
+    out = Path(out_path)
+    if out.is_dir() or not out.suffix:
+        out = out / "report.html"
+    with store.reading(db_path) as con:
+        ids = [store.resolve_run(con, run_id)] if run_id is not None else frames.run_ids(con)
+        if not ids:
+            store.resolve_run(con, None)  # raises the store's "no runs yet" message
+        runs = [load_run(con, rid) for rid in ids]
+    records = _records(db_path, runs)
+    body = [*_header(db_path, runs)]
+    seen_estimators: dict[str, str] = {}
+    for run in runs:
+        body += _run_section(run, seen_estimators, records.get(run.info["run_id"], {}))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(H.page("ctxlab report", body), encoding="utf-8")
+    return out
+
+
+def _records(db_path: str | Path, runs: list[RunData]) -> dict[str, dict[tuple[str, int], Any]]:
+    """The stored conversations the examples re-run (a second short read, only what is needed)."""
+    wanted = {run.info["run_id"]: example_conversations(run.conversations) for run in runs}
+    out: dict[str, dict[tuple[str, int], Any]] = {}
+    with store.reading(db_path) as con:
+        for rid, rows in wanted.items():
+            out[rid] = {}
+            for dataset, seq, conversation_id in rows:
+                try:
+                    out[rid][(dataset, seq)] = store.conversation(con, rid, conversation_id, dataset=dataset)
+                except CtxlabError:  # a run stored without records (store_records=False) has no examples
+                    continue
+    return out
+
+
+def _header(db_path: str | Path, runs: list[RunData]) -> list[str]:
+    now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    toc = "".join(f'<li><a href="#run-{H.esc(r.info["run_id"])}">{H.esc(r.info.get("name") or r.info["run_id"])}</a>'
+                  f' <span class="muted">({H.esc(r.info["run_id"])})</span></li>' for r in runs)
+    return ["<h1>ctxlab report</h1>",
+            H.para(f"Database {Path(db_path).name}, generated {now}, {len(runs)} run(s).", "muted"),
+            H.para("What each context-compression strategy keeps at each token budget, whether the result really "
+                   "fits under real tokenizers, how wrong token estimators are, how good summaries are, and the "
+                   "smallest budget that meets a target. Numbers are means over the replayed conversations; "
+                   "intervals are 95% bootstrap intervals over conversations."),
+            f"<nav><strong>Runs</strong><ul>{toc}</ul></nav>"]
+
+
+def _run_section(run: RunData, seen_estimators: dict[str, str], records: dict) -> list[str]:
+    info = run.info
+    name = info.get("name") or info["run_id"]
+    mode = A.pick_mode(run.results)
+    main = run.results[run.results["mode"] == mode] if mode else run.results
+    out = [f'<h2 id="run-{H.esc(info["run_id"])}">Run {H.esc(name)}</h2>', *_spec(info, run.variants)]
+    if run.results.empty:
+        return [*out, H.para("This run has no results yet.", "warn"), *_skips(run)]
+    out += _headline(run.results, mode)
+    out += _comparison(run.results, main, mode)
+    out += _estimators(run, seen_estimators, name)
+    out += _summaries(run, main, mode)
+    out += _tuning(main, mode)
+    out += _skips(run)
+    out += examples_section(run, records)
+    return out
+
+
+def run_overview(info: dict[str, Any]) -> dict[str, Any]:
+    """A run's identity, totals and configuration as labelled values (report and dashboard)."""
+    config = info.get("config") or {}
+
+    def joined(key: str) -> str:
+        return ", ".join(map(str, config.get(key, [])))
+
+    def when(value: Any) -> str:
+        return value.strftime("%Y-%m-%d %H:%M:%S") if hasattr(value, "strftime") and value == value else str(value)
+
+    return {
+        "run id": info["run_id"], "name": info.get("name"), "status": info.get("status"),
+        "started": when(info.get("started_at")), "finished": when(info.get("finished_at")),
+        "wall time (s)": H.fmt(info.get("wall_s"), "ms"), "conversations": info.get("conversations"),
+        "units": info.get("units"), "errors": info.get("errors"), "skipped inputs": info.get("skips"),
+        "sources": joined("sources"), "budgets": joined("budgets"), "counters": joined("counters"),
+        "reference tokenizers": joined("references"), "modes": joined("modes"), "estimators": joined("estimators"),
+        "limit per source": config.get("limit"),
+    }
+
+
+def spec_text(params: Any) -> str:
+    """A stored spec (``params`` JSON) as ``name(key=value, ...)``."""
+    try:
+        data = json.loads(params)
+    except (TypeError, ValueError):
+        return str(params)
+    args = ", ".join(f"{k}={json.dumps(v, default=str)}" for k, v in data.get("params", {}).items())
+    return f"{data.get('name')}({args})"
+
+
+def _spec(info: dict[str, Any], variants: pd.DataFrame) -> list[str]:
+    config = info.get("config") or {}
+    shown = variants.assign(spec=variants["params"].map(spec_text)) if not variants.empty else variants
+    fingerprints = pd.DataFrame(sorted((info.get("fingerprints") or {}).items()), columns=["dataset", "fingerprint"])
+    notes = info.get("notes") or []
+    out = ["<h3>Run spec</h3>", H.key_values(run_overview(info)),
+           "<h4>Strategies</h4>",
+           H.table(shown, {"label": "strategy", "counter": "counter", "spec": "full spec (rebuilds it exactly)"},
+                   left=("label", "counter", "spec")),
+           "<h4>Datasets</h4>", H.table(fingerprints, left=("dataset", "fingerprint")),
+           "<h4>Versions</h4>", H.key_values(info.get("versions") or {})]
+    if notes:
+        out.append("<h4>Notes</h4><ul>" + "".join(f"<li>{H.esc(n)}</li>" for n in notes) + "</ul>")
+    out.append(H.details("Full run config (JSON)", H.pre(json.dumps(config, indent=2, default=str), limit=20000)))
+    return out
+
+
+def headline_display(table: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str], dict[str, str]]:
+    """The headline table with the CI folded into one text column, and its headers and formats."""
+    shown = table.assign(retained=[
+        f"{r:.1%} [{lo:.1%}, {hi:.1%}]" if pd.notna(r) else "–"
+        for r, lo, hi in zip(table["retained_ratio"], table["retained_low"], table["retained_high"])])
+    columns = dict(HEADLINE)
+    kinds = dict(HEADLINE_KINDS)
+    for col in [c for c in table.columns if c.startswith("real_fit_")]:
+        columns[col] = f"really fits ({col.removeprefix('real_fit_')})"
+        kinds[col] = "pct"
+    columns |= {"tool_integrity": "tool pairs intact", "fact_recall": "fact recall", "errors": "errors",
+                "p50_latency_ms": "p50 ms"}
+    return shown, {k: v for k, v in columns.items() if k in shown}, kinds
+
+
+def _headline(results: pd.DataFrame, mode: str | None) -> list[str]:
+    table = A.headline(results)
+    out = ["<h3>Headline</h3>",
+           H.para("One row per strategy variant (strategy and the counter it trusted) and budget. 'fits' is what the "
+                  "strategy believed with its own counter; 'really fits' re-counts the result with a real tokenizer. "
+                  "A gap between the two is an estimator overflowing a real context window.")]
+    for m in sorted(table["mode"].unique()):
+        shown, columns, kinds = headline_display(table[table["mode"] == m])
+        inner = H.table(shown, columns, kinds, left=("label", "counter", "mode", "retained"), scroll=True)
+        out.append(H.details(f"mode {m}: {len(shown)} rows", inner, open_=m == mode))
+    return out
+
+
+def _figure(fig: Any, alt: str) -> str:
+    return H.figure(P.png(fig), alt)
+
+
+def _comparison(results: pd.DataFrame, main: pd.DataFrame, mode: str | None) -> list[str]:
+    return ["<h3>1. Strategy comparison</h3>",
+            H.para("Retained-token ratio: the share of the full history's tokens the result keeps (higher keeps more "
+                   "context; a strategy should use its budget, not waste it)."),
+            _figure(P.retained_ratio_curves(A.retained_ci(results)), "retained ratio vs budget"),
+            H.para(f"Real fit in mode {mode}: a strategy that trusts a character estimator can believe it fits and "
+                   "still overflow a real window."),
+            _figure(P.overflow_heatmap(A.fit_rates(main)), "real overflow rate"),
+            _figure(P.tool_integrity_heatmap(A.tool_integrity(main)), "tool integrity"),
+            H.para("Fact recall (ground-truth facts of the conversation still present) against tokens kept; points on "
+                   "the frontier are the best trade-offs."),
+            _figure(P.pareto(A.pareto_points(main)), "fact recall vs retained ratio")]
+
+
+def _estimators(run: RunData, seen: dict[str, str], name: str) -> list[str]:
+    rows = run.estimators
+    out = ["<h3>2. Estimator error</h3>"]
+    if rows.empty:
+        return [*out, H.para("No estimator rows (the run used --no-estimators).", "muted")]
+    table = A.estimator_table(rows)
+    key = table.to_csv()
+    if key in seen:
+        return [*out, H.para(f"Identical to run {seen[key]}'s estimator measurements (same conversations and "
+                             "estimators); see there.", "note"), *_near(run.results)]
+    seen[key] = name
+    refs = sorted(rows["reference"].unique())
+    ref = "o200k_base" if "o200k_base" in refs else refs[0]
+    mine = rows[rows["reference"] == ref]
+    out += [H.para("Per message, estimated tokens against a real tokenizer. Negative errors are undercounts: the "
+                   "dangerous direction, where a strategy believes it fits and overflows. 'calibrated' is ctxlab's "
+                   "fitted estimator; chars4, chars3, chars2 and ascii_cjk are the seeds' heuristics."),
+            _figure(P.estimator_error_box(rows), "estimator error distribution"),
+            _figure(P.estimator_heatmap(A.estimator_matrix(mine), title=f"Mean signed error by content kind ({ref})",
+                                        xlabel="content kind"), "error by content kind"),
+            _figure(P.estimator_heatmap(A.estimator_matrix(mine, columns="language"),
+                                        title=f"Mean signed error by language ({ref})", xlabel="language"),
+                    "error by language"),
+            H.table(table, {"counter": "estimator", "reference": "reference", "n": "messages",
+                            "mean_signed_error_pct": "mean signed error %", "mape_pct": "mean |error| %",
+                            "p95_abs_error_pct": "p95 |error| %", "underestimate_share": "undercounts"},
+                    {"n": "int", "mean_signed_error_pct": "ms", "mape_pct": "ms", "p95_abs_error_pct": "ms",
+                     "underestimate_share": "pct"}, left=("counter", "reference"))]
+    return out + _near(run.results)
+
+
+def _near(results: pd.DataFrame) -> list[str]:
+    near = A.near_budget(results)
+    return ["<h4>Underestimates near the budget</h4>",
+            H.para("Results the strategy filled to within 10% of the budget and believed to fit: how often the real "
+                   "tokenizer counts more, and how often the result is really over the budget."),
+            _figure(P.near_budget_bars(near), "near-budget overflow"),
+            H.table(near, {"counter": "counter", "reference": "reference", "units": "results",
+                           "underestimate_rate": "undercounted", "overflow_rate": "really over budget",
+                           "mean_gap_pct": "mean gap %"},
+                    {"units": "int", "underestimate_rate": "pct", "overflow_rate": "pct", "mean_gap_pct": "ms"},
+                    left=("counter", "reference"))]
+
+
+def _summaries(run: RunData, main: pd.DataFrame, mode: str | None) -> list[str]:
+    summaries = run.summaries
+    quality = A.summary_quality(summaries[summaries["mode"] == mode] if not summaries.empty else summaries)
+    out = ["<h3>3. Summary quality, drift and cost</h3>",
+           H.para("ROUGE of each summary against the messages it replaced and against the dataset's reference "
+                  "summary, and how much it compressed them."),
+           _figure(P.summary_quality(quality), "summary quality")]
+    if not quality.empty:
+        kinds = {c: "float" for c in quality.columns if c not in A.KEYS}
+        out.append(H.table(quality, kinds=kinds | {"summaries": "int", "budget": "int"},
+                           left=("label", "counter", "mode"), scroll=True))
+    probes = A.probe_columns(summaries)
+    out.append(H.para(f"Probe QA scores: {', '.join(probes)}." if probes else
+                      "No probe-QA scores in this run (probes need an LLM judge; see docs/summaries.md).", "muted"))
+    drift = A.drift_by_progress(run.results)
+    if drift.empty:
+        out.append(H.para("No per-turn results, so no drift: replay with --mode per-turn to see how recall decays "
+                          "as a session is compacted again and again.", "muted"))
+    else:
+        out += [H.para("Drift (per-turn mode): the context is compressed before every model call and the result is "
+                       "carried forward, as an agent lives it."),
+                _figure(P.drift_progress(drift), "drift by progress"),
+                _figure(P.drift_cycles(A.drift_by_cycle(run.results)), "drift by compaction cycle")]
+    cost = A.cost_table(main)
+    out += [_figure(P.cost_latency(cost), "cost and latency"),
+            H.table(cost, kinds={"units": "int", "llm_calls": "int", "llm_input_tokens": "int",
+                                 "llm_output_tokens": "int", "llm_cost_usd": "float", "mean_summary_tokens": "ms",
+                                 "p50_latency_ms": "ms", "p95_latency_ms": "ms", "cost_per_1k_units_usd": "float"},
+                    left=("label", "counter", "mode"), scroll=True)]
+    return out
+
+
+def _tuning(main: pd.DataFrame, mode: str | None) -> list[str]:
+    chosen = A.smallest_budget(main, target_recall=TARGET_RECALL, max_overflow=MAX_OVERFLOW)
+    out = ["<h3>4. Budget tuning</h3>",
+           H.para(f"The smallest budget tried (mode {mode}) at which mean fact recall is at least "
+                  f"{TARGET_RECALL:.0%} and no result overflows under any reference tokenizer. Run notebook 4 or the "
+                  "dashboard for other targets.")]
+    if chosen.empty:
+        return [*out, H.para("No results to tune.", "muted")]
+    best = A.recommend_variant(chosen)
+    if best is not None:
+        label, counter = best
+        grid = A.budget_grid(main)
+        part = grid[(grid["label"] == label) & (grid["counter"] == counter)]
+        mine = chosen[(chosen["label"] == label) & (chosen["counter"] == counter)]
+        out.append(H.para(f"Shown: {label} [{counter}], the variant meeting the target at the smallest budget "
+                          "(else with the best recall)."))
+        out.append(_figure(P.budget_tuning(part, target_recall=TARGET_RECALL, max_overflow=MAX_OVERFLOW, chosen=mine),
+                           "budget tuning"))
+    out.append(H.table(chosen, {"label": "strategy", "counter": "counter", "dataset": "dataset", "mode": "mode",
+                                "budget": "smallest budget", "fact_recall": "fact recall",
+                                "overflow_rate": "real overflow", "budgets_tried": "budgets tried",
+                                "verdict": "verdict"},
+                       {"budget": "int", "fact_recall": "pct", "overflow_rate": "pct"},
+                       left=("label", "counter", "dataset", "mode", "budgets_tried", "verdict"), scroll=True))
+    return out
+
+
+def _skips(run: RunData) -> list[str]:
+    out = ["<h3>Skipped inputs</h3>"]
+    if run.skips.empty:
+        return [*out, H.para("None: every input record was valid.", "muted")]
+    return [*out, H.table(run.skips, {"dataset": "dataset", "where": "where", "reason": "reason"},
+                          left=("dataset", "where", "reason"), scroll=True)]

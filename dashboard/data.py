@@ -1,0 +1,140 @@
+"""The one place the dashboard reads the store: cached, read-only, one short connection per query.
+
+The database is `CTXLAB_DB` (default ``ctxlab.duckdb`` in the working folder). Every cached
+function takes the database path and its modification time, so results written by a replay
+still running show up on the next rerun while unchanged data stays cached. Connections are
+opened read-only and closed at once, because DuckDB lets a writer in only when no reader holds
+the file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pandas as pd
+import streamlit as st
+
+from ctxlab import store
+from ctxlab.analysis import frames, tables as A
+from ctxlab.errors import CtxlabError
+from ctxlab.messages import Conversation
+
+TTL = "10m"
+
+
+class Db(NamedTuple):
+    """A database file and the version of its contents (mtime), the key of every cache entry."""
+
+    path: str
+    version: float
+
+
+def db_path() -> str:
+    """`CTXLAB_DB`, else ``ctxlab.duckdb`` in the working folder."""
+    return os.environ.get("CTXLAB_DB") or store.DEFAULT_DB
+
+
+def open_db() -> tuple[Db | None, str | None]:
+    """The database to show, or None and a message saying what is wrong and how to fix it."""
+    path = db_path()
+    if not Path(path).exists():
+        return None, (f"No ctxlab database at `{path}`. Create one with `ctxlab demo` or `ctxlab replay ... "
+                      "--db PATH`, then start the dashboard with `ctxlab dashboard --db PATH` (or set CTXLAB_DB).")
+    db = Db(str(Path(path).resolve()), Path(path).stat().st_mtime)
+    try:
+        if runs(db).empty:
+            return None, f"The database `{path}` has no runs yet. Run `ctxlab replay` or `ctxlab demo` to fill it."
+    except CtxlabError as exc:
+        return None, f"Cannot read `{path}`: {exc}"
+    return db, None
+
+
+def _read(db: Db, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    with store.reading(db.path) as con:
+        return fn(con, *args, **kwargs)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def runs(db: Db) -> pd.DataFrame:
+    """Every run, newest first."""
+    return _read(db, store.runs)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def run_info(db: Db, run_id: str) -> dict[str, Any]:
+    """One run's spec: config, versions, fingerprints, notes and totals."""
+    return _read(db, frames.run_info, run_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner="Loading results...")
+def results(db: Db, run_id: str, dataset: str | None = None) -> pd.DataFrame:
+    """The run's `results` rows (one per unit and reference)."""
+    return _read(db, frames.results, run_id, dataset=dataset)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def datasets(db: Db, run_id: str) -> list[str]:
+    """The datasets of a run."""
+    return _read(db, frames.datasets, run_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def variants(db: Db, run_id: str) -> pd.DataFrame:
+    """The strategy variants of a run with their full specs."""
+    return _read(db, frames.variants, run_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner="Loading estimator errors...")
+def estimator_rows(db: Db, run_id: str, dataset: str | None = None) -> pd.DataFrame:
+    """Per-message estimator errors."""
+    return _read(db, frames.estimator_rows, run_id, dataset=dataset)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def summaries(db: Db, run_id: str, dataset: str | None = None) -> pd.DataFrame:
+    """Summaries with their metrics."""
+    return _read(db, frames.summaries, run_id, dataset=dataset)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def skips(db: Db, run_id: str) -> pd.DataFrame:
+    """Input records the run skipped."""
+    return _read(db, store.skips, run_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def conversations(db: Db, run_id: str) -> pd.DataFrame:
+    """The run's conversations (dataset, seq, id, messages, tokens)."""
+    return _read(db, store.conversations, run_id)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def conversation(db: Db, run_id: str, dataset: str, conversation_id: str) -> Conversation:
+    """A stored conversation record, ready to compress again."""
+    return _read(db, store.conversation, run_id, conversation_id, dataset=dataset)
+
+
+@st.cache_data(ttl=TTL, show_spinner="Computing the comparison (bootstrap intervals)...")
+def headline(db: Db, run_id: str, dataset: str | None, mode: str) -> pd.DataFrame:
+    """`ctxlab.analysis.tables.headline` of one mode (cached: the bootstrap takes a moment)."""
+    df = results(db, run_id, dataset)
+    return A.headline(df[df["mode"] == mode])
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def retained_ci(db: Db, run_id: str, dataset: str | None, mode: str) -> pd.DataFrame:
+    """`ctxlab.analysis.tables.retained_ci` of one mode."""
+    df = results(db, run_id, dataset)
+    return A.retained_ci(df[df["mode"] == mode])
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def stored_unit(db: Db, run_id: str, dataset: str, conversation_id: str, label: str, counter: str,
+                budget: int) -> pd.DataFrame:
+    """The stored final-mode unit of one conversation, variant and budget (empty if none)."""
+    df = results(db, run_id, dataset)
+    unit = A.per_unit(df)
+    return unit[(unit["conversation_id"] == conversation_id) & (unit["label"] == label) & (unit["counter"] == counter)
+                & (unit["budget"] == budget) & (unit["mode"] == "final")]

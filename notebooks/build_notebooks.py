@@ -1,0 +1,223 @@
+"""Write the four numbered notebooks, without outputs, from the cell sources below.
+
+    python notebooks/build_notebooks.py
+
+The notebooks are thin on purpose: they load frames with `ctxlab.analysis.frames`, compute with
+`ctxlab.analysis.tables` and draw with `ctxlab.analysis.plots`; markdown cells say what to look at. Edit the
+cells here and rerun, so the committed notebooks stay clean and reviewable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+
+PARAMETERS = '''# Parameters (papermill: -p db PATH -p run NAME -p dataset NAME)
+import os
+
+db = os.environ.get("CTXLAB_DB", "ctxlab.duckdb")  # the DuckDB file written by `ctxlab replay` / `ctxlab demo`
+run = None  # a run id, id prefix or name; None means the newest run
+dataset = None  # one dataset of the run; None means all of them'''
+
+SETUP = '''%matplotlib inline
+import pandas as pd
+from IPython.display import display
+
+from ctxlab import store
+from ctxlab.analysis import frames, plots as P, tables as A
+
+pd.set_option("display.max_rows", 120)
+pd.set_option("display.width", 200)
+pd.set_option("display.precision", 3)'''
+
+LOAD_RESULTS = '''with store.reading(frames.locate_db(db)) as con:  # read-only, held briefly: a replay may be writing
+    run_id = store.resolve_run(con, run)
+    info = frames.run_info(con, run_id)
+    results = frames.results(con, run_id, dataset=dataset)
+mode = A.pick_mode(results)  # final when the run has it
+main = results[results["mode"] == mode]
+print(f"run {info['name']} ({run_id}), status {info['status']}: {len(A.per_unit(results)):,} units, "
+      f"modes {sorted(results['mode'].unique())}, datasets {sorted(results['dataset'].unique())}; "
+      f"figures for one mode use {mode!r}")'''
+
+
+def md(text: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_markdown_cell(text.strip())
+
+
+def code(text: str, *tags: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(text.strip())
+    if tags:
+        cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def head(title: str, intro: str, parameters: str = PARAMETERS) -> list[nbformat.NotebookNode]:
+    return [md(f"# {title}\n\n{intro}"), code(parameters, "parameters"), code(SETUP)]
+
+
+STRATEGY_COMPARISON = [
+    *head("01 · Strategy comparison",
+          "Which strategy keeps the most useful context at each budget, and does its result really fit? "
+          "Every number comes from the `results` view of the store; intervals are 95% bootstrap intervals "
+          "over conversations (per-turn units of one conversation are not independent)."),
+    code(LOAD_RESULTS),
+    md("## Retained-token ratio vs budget\n\nThe share of the full history's tokens a result keeps. A good "
+       "strategy uses its budget: a curve far below its neighbours throws away context it was allowed to keep. "
+       "Dashed lines are strategies counting with a character estimator (their seed's counter); solid ones count "
+       "with a real tokenizer."),
+    code("P.retained_ratio_curves(A.retained_ci(results))"),
+    md("## Real fit under each reference tokenizer\n\n`fits` is what the strategy believed with its own counter; "
+       "the heatmap re-counts each result with a real tokenizer. Red cells are context windows that would really "
+       "overflow. `noop` (keep everything) shows how often the budget is exceeded at all."),
+    code("fits = A.fit_rates(main)\nP.overflow_heatmap(fits)"),
+    md("Variants that believed they fit and still overflowed (the dangerous case):"),
+    code('fits[fits["false_fit"] > 0].sort_values("false_fit", ascending=False)'),
+    md("## Tool integrity\n\nA tool result kept without the assistant message that called it (or the reverse) is "
+       "an invalid request for most APIs. Every cell should be 100%."),
+    code("P.tool_integrity_heatmap(A.tool_integrity(main))"),
+    md("## Fact recall vs retained ratio\n\nGround-truth facts still present against tokens kept, per variant and "
+       "budget. Points on the frontier (ringed) keep the most facts for their size; anything below it is beaten "
+       "by another strategy or budget."),
+    code("points = A.pareto_points(main)\nP.pareto(points)"),
+    code('points[points["on_front"]].sort_values("retained_ratio")'),
+    md("## Headline table\n\nEverything above in one table (`real_fit_<reference>` columns per tokenizer)."),
+    code("A.headline(results)"),
+]
+
+ESTIMATOR_ERROR = [
+    *head("02 · Estimator error",
+          "How wrong are the token estimators strategies trust (the seeds' `chars4`, `chars3`, `chars2`, "
+          "`ascii_cjk`, and ctxlab's `calibrated`) against real tokenizers? Errors are per message, with the "
+          "per-message overhead, as % of the real count: positive overcounts (wasted budget), negative "
+          "undercounts (overflow risk)."),
+    code('''with store.reading(frames.locate_db(db)) as con:
+    run_id = store.resolve_run(con, run)
+    rows = frames.estimator_rows(con, run_id, dataset=dataset)
+    requests = frames.request_errors(con, run_id, dataset=dataset)
+    results = frames.results(con, run_id, dataset=dataset)
+references = sorted(rows["reference"].unique())
+reference = "o200k_base" if "o200k_base" in references else (references[0] if references else None)
+print(f"run {run_id}: {len(rows):,} message rows, references {references}; heatmaps use {reference!r}")'''),
+    md("## Per estimator and reference"),
+    code("A.estimator_table(rows)"),
+    code("P.estimator_error_box(rows)"),
+    md("## By content kind\n\nChinese and Japanese text, JSON and code are where character heuristics go wrong. "
+       "Look for strongly red (negative) cells: the estimator undercounts that kind of content."),
+    code('''mine = rows[rows["reference"] == reference]
+P.estimator_heatmap(A.estimator_matrix(mine), title=f"Mean signed error by content kind ({reference})",
+                    xlabel="content kind")'''),
+    md("## By language"),
+    code('''P.estimator_heatmap(A.estimator_matrix(mine, columns="language"),
+                    title=f"Mean signed error by language ({reference})", xlabel="language")'''),
+    code('A.estimator_table(rows, by=("counter", "reference", "content_kind", "language"))'),
+    md("## Calibrated vs the seeds' estimators\n\nMean absolute error (%) per content kind: the calibrated "
+       "estimator should be close to the real tokenizer on every kind, where each seed heuristic is tuned to one."),
+    code('A.estimator_matrix(mine, value="mape_pct").round(1)'),
+    md("Whole requests (tool definitions and reply priming included; the seeds' estimators ignore tool schemas):"),
+    code("A.estimator_table(requests)"),
+    md("## Underestimates near the budget\n\nAn undercounting estimator is harmless far below the budget. It "
+       "overflows a real window when the strategy packs the context close to the limit it believes in: among "
+       "results filled to within 10% of the budget, how many are really over it?"),
+    code("near = A.near_budget(results)\nP.near_budget_bars(near)"),
+    code("near"),
+]
+
+SUMMARY_QUALITY = [
+    *head("03 · Summary quality",
+          "How good are the summaries compaction strategies write, how does recall decay when a session is "
+          "compacted again and again (per-turn mode), and what does it cost?"),
+    code(LOAD_RESULTS.replace("    results = frames.results(con, run_id, dataset=dataset)",
+                              "    results = frames.results(con, run_id, dataset=dataset)\n"
+                              "    summaries = frames.summaries(con, run_id, dataset=dataset)")),
+    md("## ROUGE and compression\n\nROUGE-L against the dataset's reference summary (when it has one) and "
+       "against the messages the summary replaced, and summary tokens per compacted token. Higher ROUGE against the "
+       "reference with a small compression ratio is the goal."),
+    code('quality = A.summary_quality(summaries[summaries["mode"] == mode] if not summaries.empty else summaries)\n'
+         "P.summary_quality(quality)"),
+    code("quality"),
+    md("## Probe scores\n\nProbe QA (an LLM answers questions about what the compression removed and a judge "
+       "scores the answers) appears here when a run recorded probe scores."),
+    code('''probes = A.probe_columns(summaries)
+if probes:
+    display(A.summary_quality(summaries)[[*A.KEYS, *probes]])
+else:
+    print("no probe scores in this run (probes need an LLM judge: see docs/summaries.md)")'''),
+    md("## Fact recall per strategy and budget"),
+    code('A.headline(main).pivot_table(index=["label", "counter"], columns="budget", values="fact_recall")'),
+    md("## Drift over repeated compactions\n\nPer-turn mode compresses before every model call and carries the "
+       "result forward, as an agent lives it. Recall that keeps falling as the session goes on means facts stated "
+       "early are lost as summaries are summarized again."),
+    code("P.drift_progress(A.drift_by_progress(results))"),
+    code("P.drift_cycles(A.drift_by_cycle(results))"),
+    md("## Cost\n\nLLM calls, tokens and dollars of the summarizers (cached calls are free), and each strategy's "
+       "own latency per unit."),
+    code('cost = A.cost_table(results)\nP.cost_latency(cost[cost["mode"] == mode])'),
+    code("cost"),
+    md("## One summary, read in full"),
+    code('''if summaries.empty:
+    print("no summaries in this run")
+else:
+    sample = summaries.sort_values(["budget", "seq"]).iloc[0]
+    print(f"{sample['label']} [{sample['counter']}] at budget {sample['budget']}, "
+          f"{sample['dataset']} #{sample['seq']}:\\n")
+    print(sample["summary"])'''),
+]
+
+TUNING_PARAMETERS = PARAMETERS + '''
+strategy = None  # a strategy label of the run; None picks the one meeting the target at the smallest budget
+target_recall = 0.95  # mean fact recall the budget must reach
+max_overflow = 0.0  # share of results allowed over the budget under a real tokenizer'''
+
+BUDGET_TUNING = [
+    *head("04 · Budget tuning",
+          "The smallest budget that meets a target (by default: mean fact recall >= 95% and no result over the "
+          "budget under any real tokenizer) for one strategy, per dataset. Only the budgets the run tried are "
+          "candidates: replay with more `--budget` values for a finer answer.", TUNING_PARAMETERS),
+    code(LOAD_RESULTS),
+    md("## Every strategy against the target"),
+    code('''chosen = A.smallest_budget(main, target_recall=target_recall, max_overflow=max_overflow)
+chosen'''),
+    md("## The chosen strategy\n\nLeft: recall by budget and the target (dashed); right: the real overflow rate. "
+       "A dotted vertical line marks the smallest budget meeting both, per dataset."),
+    code('''if strategy is None:
+    strategy = (A.recommend_variant(chosen) or (None, None))[0]
+grid = A.budget_grid(main)
+for counter in sorted(grid.loc[grid["label"] == strategy, "counter"].unique()):
+    mine = chosen[(chosen["label"] == strategy) & (chosen["counter"] == counter)]
+    part = grid[(grid["label"] == strategy) & (grid["counter"] == counter)]
+    print(f"{strategy} [{counter}]:", "; ".join(f"{d}: {v}" for d, v in zip(mine["dataset"], mine["verdict"])))
+    display(P.budget_tuning(part, target_recall=target_recall, max_overflow=max_overflow, chosen=mine))'''),
+    code('grid[grid["label"] == strategy]'),
+]
+
+NOTEBOOKS = {
+    "01_strategy_comparison.ipynb": STRATEGY_COMPARISON,
+    "02_estimator_error.ipynb": ESTIMATOR_ERROR,
+    "03_summary_quality.ipynb": SUMMARY_QUALITY,
+    "04_budget_tuning.ipynb": BUDGET_TUNING,
+}
+
+
+def build(folder: Path = HERE) -> list[Path]:
+    """Write every notebook into `folder`; returns their paths."""
+    written = []
+    for name, cells in NOTEBOOKS.items():
+        nb = nbformat.v4.new_notebook()
+        nb.cells = cells
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.metadata["language_info"] = {"name": "python"}
+        for i, cell in enumerate(nb.cells):
+            cell["id"] = f"{name[:2]}-{i:02d}"  # stable ids keep diffs small
+        path = folder / name
+        nbformat.write(nb, path)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in build():
+        print(path)
