@@ -18,9 +18,11 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(BIN)/ctxlab demo
 
+# Every test, the real-browser ones included (they drive Debian's chromium, installed here);
+# loadfile keeps each browser module, and its one Streamlit server, on one worker.
 # pytest exits 5 when it collects nothing: here that means the suite is broken, so say so.
-test: setup
-	@$(BIN)/python -m pytest -n 2 -m "not browser"; rc=$$?; \
+test: setup browser-deps
+	@$(BIN)/python -m pytest -n 2 --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; fi; exit $$rc
 
 bench: setup
@@ -35,7 +37,7 @@ browser-deps:
 	@if [ ! -x /usr/bin/chromium ] || [ ! -d /usr/share/fonts/opentype/noto ]; then \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y chromium fonts-noto-cjk; fi
 
-# Screenshots land in screenshots/ (CTXLAB_SCREENSHOTS overrides).
+# Only the browser tests. Screenshots land in screenshots/ (CTXLAB_SCREENSHOTS overrides).
 test-browser: setup browser-deps
 	$(BIN)/python -m pytest -m browser
 
