@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import sys
 from typing import Annotated, Any
 
@@ -209,12 +210,24 @@ def demo(
     print_summary(db, final.run_id, "demo-final: estimator-driven strategies overflow real windows (fits columns)")
     print_summary(db, turns.run_id, "demo-per-turn")
     _write_report(db, report, out)
+    ctxlab, jupyter, path = _runnable("ctxlab"), _runnable("jupyter"), os.path.abspath(db)
     out.print("\nnext:\n"
-              f"  ctxlab dashboard --db {db}\n"
-              "  jupyter lab notebooks/\n"
-              f"  ctxlab report --db {db}\n"
-              f"  ctxlab compare demo-final demo-per-turn --db {db}\n"
-              f"  ctxlab sql \"SELECT strategy, counter, avg(fits_reference::INT) FROM results GROUP BY ALL\" --db {db}")
+              f"  {ctxlab} dashboard --db {db}\n"
+              f"  CTXLAB_DB={path} {jupyter} lab notebooks/\n"
+              f"  {ctxlab} report --db {db}\n"
+              f"  {ctxlab} compare demo-final demo-per-turn --db {db}\n"
+              f"  {ctxlab} sql \"SELECT strategy, counter, avg(fits_reference::INT) FROM results GROUP BY ALL\" --db {db}")
+
+
+def _runnable(script: str) -> str:
+    """How to type `script` here: its bare name when the shell finds this environment's copy,
+    else its path (``.venv/bin/ctxlab`` right after ``make demo``, with no venv activated)."""
+    local = os.path.join(os.path.dirname(sys.executable), script)
+    found = shutil.which(script)
+    if not os.path.exists(local) or (found and os.path.samefile(found, local)):
+        return script
+    relative = os.path.relpath(local)
+    return relative if not relative.startswith("..") else local
 
 
 def _write_report(db: str, path: str, out: Console) -> None:
