@@ -196,11 +196,7 @@ def test_samples(tmp_path, monkeypatch):
         load_conversations("sample:nope")
 
 
-def test_bundled_samples_load_when_present():
-    from ctxlab.datasets import data_dir
-
-    if not (data_dir() / "agent_sessions.jsonl").exists():
-        pytest.skip("the bundled samples are generated separately")
+def test_bundled_samples_load():
     sessions = list(load_conversations("sample:agent_sessions"))
     assert sessions and all(c.meta.get("facts") for c in sessions)
     assert any(c.tools for c in sessions) and list(load_conversations("sample:chats"))

@@ -250,7 +250,6 @@ def test_llm_incremental_compaction_uses_the_update_prompt(llm_env) -> None:
 # ---- acceptance on the bundled agent sessions -------------------------------------------------------
 
 @pytest.mark.slow
-@pytest.mark.skipif(not DATA.exists(), reason="bundled agent sessions not generated")
 def test_acceptance_fact_recall_at_8k() -> None:
     from ctxlab.metrics.facts import fact_recall
 
