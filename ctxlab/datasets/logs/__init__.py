@@ -1,0 +1,50 @@
+"""Importers for real agent session logs: Claude Code, OpenAI Codex CLI, pi, SWE-agent, OpenHands.
+
+Each importer turns one log (a file, or an OpenHands event folder) into one ordinary conversation
+record ``{"id", "messages", "tools"?, "meta"}`` (see ``docs/logs.md`` and ``docs/CONTRACTS.md``).
+Logs are recognised by content, so a folder may mix them with plain ctxlab files; ``<format>:<path>``
+(``claude_code:~/.claude/projects/x``) forces one format.
+
+    from ctxlab.datasets import load_conversations
+    for conversation in load_conversations("codex:~/.codex/sessions"):
+        print(conversation.id, conversation.meta["provider_calls"][:1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ctxlab.datasets.logs import claude_code, codex, openhands, pi, swe_agent
+from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource
+
+FORMATS: dict[str, LogFormat] = {f.name: f for f in (
+    claude_code.FORMAT, codex.FORMAT, pi.FORMAT, swe_agent.FORMAT, openhands.FORMAT)}
+
+
+def detect(values: list[Any], container: str) -> LogFormat | None:
+    """The log format of a file from its first decoded values, or None for ordinary records.
+
+    Args:
+        values: the first decoded lines of a JSONL file, or the first document / array element
+            of a JSON file.
+        container: ``jsonl`` or ``json``.
+    """
+    if any(isinstance(v, Mapping) and ("messages" in v or "conversations" in v) for v in values):
+        return None  # a ctxlab / OpenAI / ShareGPT record, whatever else it carries
+    return next((f for f in FORMATS.values() if f.container == container and f.detect(values)), None)
+
+
+def split_format(source: str) -> tuple[LogFormat | None, str]:
+    """``"codex:~/x"`` -> (the codex format, ``"~/x"``); any other source -> (None, source)."""
+    name, sep, rest = source.partition(":")
+    fmt = FORMATS.get(name) if sep else None
+    return (fmt, rest) if fmt is not None and rest else (None, source)
+
+
+def list_formats() -> list[str]:
+    """Names usable as ``<format>:<path>``."""
+    return sorted(FORMATS)
+
+
+__all__ = ["FORMATS", "Line", "LogError", "LogFormat", "LogSource", "detect", "list_formats", "split_format"]

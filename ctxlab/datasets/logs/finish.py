@@ -1,0 +1,103 @@
+"""Finishing an imported log: the repairs that make it a valid conversation, then final positions.
+
+A log may hold what a chat cannot: a call that never got its result (a session killed mid-tool), a
+result whose call is missing, a message left empty (an aborted stream). An unanswered call gets a
+marked ``[no result recorded]`` result right after it; an orphan result and an empty message are
+left out. Every repair is written to ``meta.repairs``; nothing changes silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+NO_RESULT = "[no result recorded]"
+Msg = dict[str, Any]
+
+
+class Finished(NamedTuple):
+    """The kept messages (unique ids) and the final position of every message, kept or not
+    (keyed by ``id()``; a left-out message has the position of the next kept one)."""
+
+    kept: list[Msg]
+    positions: dict[int, int]
+
+
+def finish(messages: list[Msg], thought: set[int], repairs: list[str]) -> Finished:
+    """Repair `messages` (see the module docstring), appending what was done to `repairs`.
+
+    Args:
+        messages: the builder's messages, in log order.
+        thought: ``id()`` of the messages that carry thinking (kept even without text).
+        repairs: the log's repair notes.
+    """
+    ordered = pair_tools(messages, repairs)
+    kept = [m for m in ordered if not _dropped(m, thought, repairs)]
+    kept_ids = {id(m) for m in kept}
+    positions, seen = {}, 0
+    for message in ordered:
+        positions[id(message)] = seen
+        seen += id(message) in kept_ids
+    unique_ids(kept)
+    return Finished(kept, positions)
+
+
+def pair_tools(messages: list[Msg], repairs: list[str]) -> list[Msg]:
+    """Messages with every tool call answered right after its call; orphan results marked to drop."""
+    out: list[Msg] = []
+    pending: dict[str, None] = {}
+    for message in messages:
+        if message["role"] == "tool":
+            if message["tool_call_id"] in pending:
+                del pending[message["tool_call_id"]]
+            else:
+                message["_drop"] = f"dropped tool result {message['tool_call_id']!r}: no unanswered call before it"
+            out.append(message)
+            continue
+        out.extend(_no_results(pending, repairs))
+        pending = dict.fromkeys(c["id"] for c in message["tool_calls"])
+        out.append(message)
+    return out + _no_results(pending, repairs)
+
+
+def _no_results(pending: dict[str, None], repairs: list[str]) -> list[Msg]:
+    repairs.extend(f"tool call {call_id!r} has no result in the log; added {NO_RESULT}" for call_id in pending)
+    return [{"role": "tool", "content": NO_RESULT, "id": f"{call_id}:no-result", "tool_calls": [],
+             "tool_call_id": call_id} for call_id in pending]
+
+
+def _dropped(message: Msg, thought: set[int], repairs: list[str]) -> bool:
+    """Whether the message is left out: an orphan result, or empty (no text, calls or thinking)."""
+    if "_drop" not in message and not message["tool_calls"] and not message["content"] \
+            and message["role"] != "tool" and id(message) not in thought:
+        message["_drop"] = f"dropped an empty {message['role']} message ({message['id'] or 'no id'})"
+    if "_drop" in message:
+        repairs.append(message["_drop"])
+    return "_drop" in message
+
+
+def anchor(at: int | Msg, messages: list[Msg], positions: dict[int, int], end: int) -> int:
+    """A compaction's final index: that of the message it was anchored at (a message, or a position
+    among the builder's messages, which only grow), or `end` past the last one."""
+    if isinstance(at, dict):
+        return positions.get(id(at), end)
+    return positions[id(messages[at])] if at < len(messages) else end
+
+
+def unique_ids(messages: list[Msg]) -> None:
+    """Give every message a unique id: the log's own where it has one, ``~2``... on repeats."""
+    used: set[str] = set()
+    for i, message in enumerate(messages):
+        base = message["id"] or f"m{i}"
+        candidate, n = base, 1
+        while candidate in used:
+            n += 1
+            candidate = f"{base}~{n}"
+        used.add(candidate)
+        message["id"] = candidate
+
+
+def clean(message: Msg) -> Msg:
+    """The OpenAI dict without the builder's bookkeeping and empty optional fields."""
+    out = {k: v for k, v in message.items() if not k.startswith("_") and v is not None and v != []}
+    out.setdefault("content", None if message["tool_calls"] else "")
+    return out

@@ -1,0 +1,160 @@
+"""pi coding-agent sessions (badlogic/pi-mono, ``~/.pi/agent/sessions/--<cwd>--/<id>.jsonl``).
+
+The first line is the header ``{"type": "session", "id", "cwd", "timestamp", "version"?}``.
+Entries: ``message`` (an agent message: user, assistant with text / thinking / toolCall blocks,
+``usage`` {input, output, cacheRead, cacheWrite} where `input` excludes the cache, ``provider``,
+``model``; toolResult with toolCallId; bashExecution; custom), ``compaction`` (summary,
+``firstKeptEntryId`` or, in version 1, ``firstKeptEntryIndex``; tokensBefore), ``model_change``,
+``thinking_level_change``, ``branch_summary``, ``custom_message``, ``session_info``, ``label``.
+From version 2 entries form a tree (``id`` / ``parentId``): like pi, the conversation is the
+path from the last entry to the root; entries on other branches are counted, not imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ctxlab.datasets.logs.builder import LogBuilder
+from ctxlab.datasets.logs.common import (Line, LogError, LogFormat, LogSource, TokenUsage, as_int, entry, epoch,
+                                         first_str, tool_call)
+
+# What the model reads for a branch summary and a ``!`` shell command (pi's messages.ts).
+BRANCH_SUMMARY = ("The following is a summary of a branch that this conversation came back from:\n\n"
+                  "<summary>\n{}</summary>")
+Entry = tuple[int, str, Mapping[str, Any]]
+
+
+def detect(values: list[Any]) -> bool:
+    """A pi session starts with its header."""
+    first = values[0] if values else None
+    return isinstance(first, Mapping) and first.get("type") == "session" and isinstance(first.get("id"), str)
+
+
+def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
+    """Import one session file (see the module docstring)."""
+    entries = [(n, line.where, entry(line)) for n, line in enumerate(lines)]
+    if not entries or entries[0][2].get("type") != "session":
+        raise LogError("the first entry is not a pi session header", entries[0][1] if entries else source.display)
+    b = LogBuilder("pi", source)
+    header = entries[0][2]
+    b.meta.update({k: header[k] for k in ("cwd", "version", "parentSession") if header.get(k) is not None})
+    reader = _Reader(b, entries)
+    for item in _active_path(entries, b):
+        reader.read(item)
+    return b.record(header["id"])
+
+
+def _active_path(entries: list[Entry], b: LogBuilder) -> list[Entry]:
+    """The entries from the root to the last entry; in file order when the log has no tree."""
+    body = entries[1:]
+    by_id = {e.get("id"): (n, w, e) for n, w, e in body if e.get("id") is not None}
+    if not by_id:
+        return body
+    path, current = [], body[-1] if body else None
+    while current is not None:
+        path.append(current)
+        parent = current[2].get("parentId")
+        if parent is not None and parent not in by_id:
+            b.repairs.append(f"{current[1]}: parent entry {parent!r} is missing; read the whole file in order")
+            return body
+        current = by_id.get(parent) if parent is not None else None
+    if len(path) < len(body):
+        b.meta["off_branch_entries"] = len(body) - len(path)
+    return path[::-1]
+
+
+class _Reader:
+    """Reads the path's entries; `positions` maps a file entry to the first message it produced."""
+
+    def __init__(self, b: LogBuilder, entries: list[Entry]):
+        self.b = b
+        self.index_of = {e.get("id"): n for n, _, e in entries if e.get("id") is not None}
+        self.positions: dict[int, int] = {}
+
+    def read(self, item: Entry) -> None:
+        n, where, e = item
+        self.positions[n] = self.b.position()
+        kind, timestamp = e.get("type"), epoch(e.get("timestamp"))
+        if kind == "message":
+            self.message(where, e, timestamp)
+        elif kind == "compaction":
+            self.compaction(e)
+        elif kind == "custom_message":
+            self.b.add("user", self.b.text(e.get("content")), msg_id=e.get("id"), timestamp=timestamp)
+        elif kind == "branch_summary" and e.get("summary"):
+            self.b.add("user", BRANCH_SUMMARY.format(e["summary"]), msg_id=e.get("id"), timestamp=timestamp)
+        elif kind == "session_info" and e.get("name"):
+            self.b.meta["title"] = e["name"]
+        else:
+            self.b.skip(kind)
+
+    def message(self, where: str, e: Mapping[str, Any], entry_time: float | None) -> None:
+        message = e.get("message")
+        if not isinstance(message, Mapping):
+            raise LogError("message entry has no 'message' object", where)
+        role, msg_id = message.get("role"), e.get("id")
+        timestamp = epoch(message.get("timestamp")) or entry_time
+        if role == "assistant":
+            self.assistant(where, message, msg_id, timestamp)
+        elif role == "toolResult":
+            self.tool_result(where, message, msg_id, timestamp)
+        elif role == "bashExecution" and message.get("excludeFromContext"):
+            self.b.skip("bashExecution (excluded from context)")
+        elif role in ("user", "custom", "hookMessage", "bashExecution"):
+            text = bash_text(message) if role == "bashExecution" else self.b.text(message.get("content"))
+            self.b.add("user", text, msg_id=msg_id, timestamp=timestamp)
+        else:
+            self.b.skip(f"message:{role}")
+
+    def tool_result(self, where: str, message: Mapping[str, Any], msg_id: Any, timestamp: float | None) -> None:
+        call_id = first_str(message.get("toolCallId"))
+        if call_id is None:
+            raise LogError("toolResult message has no toolCallId", where)
+        self.b.add("tool", self.b.text(message.get("content")) or "", msg_id=msg_id, tool_call_id=call_id,
+                   name=first_str(message.get("toolName")), timestamp=timestamp)
+
+    def assistant(self, where: str, message: Mapping[str, Any], msg_id: Any, timestamp: float | None) -> None:
+        out = self.b.add("assistant", None, msg_id=msg_id, timestamp=timestamp)
+        for block in message.get("content") or []:
+            kind = block.get("type") if isinstance(block, Mapping) else None
+            if kind == "toolCall":
+                out["tool_calls"].append(tool_call(_call_id(block, where), block.get("name"), block.get("arguments")))
+            elif kind == "thinking":
+                self.b.think(out, block.get("thinking"))
+            else:
+                self.b.append_text(out, self.b.part_text(block))
+        usage = message.get("usage")
+        if isinstance(usage, Mapping):
+            self.b.call(out, first_str(message.get("model")), TokenUsage(
+                as_int(usage.get("input")), as_int(usage.get("cacheRead")), as_int(usage.get("cacheWrite")),
+                as_int(usage.get("output"))))
+
+    def compaction(self, e: Mapping[str, Any]) -> None:
+        """pi keeps the entries from the first kept one on: the messages before it were summarised."""
+        kept = self.index_of.get(e.get("firstKeptEntryId"), e.get("firstKeptEntryIndex"))
+        self.b.compaction(first_str(e.get("summary")), e.get("tokensBefore"),
+                          self.positions.get(kept) if isinstance(kept, int) else None)
+
+
+def bash_text(message: Mapping[str, Any]) -> str:
+    """A ``!`` command as pi shows it to the model: the command, its output, how it ended."""
+    output = message.get("output")
+    text = f"Ran `{message.get('command', '')}`\n" + (f"```\n{output}\n```" if output else "(no output)")
+    if message.get("cancelled"):
+        text += "\n\n(command cancelled)"
+    elif as_int(message.get("exitCode")):
+        text += f"\n\nCommand exited with code {message['exitCode']}"
+    if message.get("truncated") and message.get("fullOutputPath"):
+        text += f"\n\n[Output truncated. Full output: {message['fullOutputPath']}]"
+    return text
+
+
+def _call_id(block: Mapping[str, Any], where: str) -> str:
+    call_id = first_str(block.get("id"))
+    if call_id is None:
+        raise LogError("toolCall block has no id", where)
+    return call_id
+
+
+FORMAT = LogFormat("pi", "jsonl", (".jsonl",), detect, convert)
