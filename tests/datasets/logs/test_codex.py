@@ -1,0 +1,82 @@
+"""Codex CLI rollouts: items of one response merged, OpenAI usage semantics, reasoning as metadata,
+compaction, the old rollout shape."""
+
+from __future__ import annotations
+
+import json
+
+from tests.datasets.logs.helpers import CODE, FIXTURES, TEST, call_summary, load_one, shape
+
+ROLLOUT = FIXTURES / "codex" / "rollout-2025-10-29T11-00-00-0199aaaa-1111-7000-8000-000000000001.jsonl"
+OLD = FIXTURES / "codex" / "rollout-2025-05-02T09-00-00-old.jsonl"
+
+
+def test_messages_with_system_prompt_parallel_calls_and_tool_kinds():
+    conv = load_one(ROLLOUT)
+    assert conv.id == "0199aaaa-1111-7000-8000-000000000001"
+    assert shape(conv) == [
+        ("system", "system", None), ("system", "m1", None), ("user", "m2", None), ("user", "m3", None),
+        ("assistant", "m4", ("call_A", "call_B")), ("tool", "call_A", "call_A"), ("tool", "call_B", "call_B"),
+        ("assistant", "m7", ("call_C",)), ("tool", "call_C", "call_C"),
+        ("assistant", "m9", None), ("user", "m10", None),
+        ("assistant", "m11", ("call_D",)), ("tool", "call_D", "call_D"), ("assistant", "m13", None),
+    ]
+    texts = [m.content for m in conv.messages]
+    assert texts[0] == "You are Codex, a coding agent. Keep answers short."  # base_instructions
+    assert texts[1].startswith("<permissions instructions>")  # developer role -> system
+    assert texts[5:7] == [CODE, TEST]  # a string output and an input_text content list
+    calls = [c for m in conv.messages for c in m.tool_calls]
+    assert [c.name for c in calls] == ["shell", "shell", "apply_patch", "local_shell"]
+    assert calls[2].arguments.startswith("*** Begin Patch")  # a custom tool's raw input, kept as written
+    assert json.loads(calls[3].arguments)["command"] == ["pytest", "-q"]
+
+
+def test_prompt_tokens_are_input_tokens_because_openai_input_includes_the_cache():
+    conv = load_one(ROLLOUT)
+    assert call_summary(conv) == [(4, 2400, 2400, 0, 0, 90), (7, 2600, 296, 2304, 0, 150),
+                                  (9, 2800, 240, 2560, 0, 20), (11, 1200, 1200, 0, 0, 25),
+                                  (13, 1260, 108, 1152, 0, 8)]
+    assert conv.meta["model"] == "gpt-5-codex"
+    # the repeated count after call_C's output is not a second call
+    assert conv.meta["skipped"]["event_msg:token_count (no new response)"] == 1
+
+
+def test_reasoning_summary_is_thinking_metadata_and_encrypted_is_flagged():
+    conv = load_one(ROLLOUT)
+    assert conv.meta["thinking"] == [{"message_id": "m4", "encrypted": True, "text":
+                                      "**Reading the code**\n\nI should look at calc.py and the test side by side."}]
+    assert conv.messages[4].content is None
+
+
+def test_compaction_index_summary_and_tokens_before_from_the_last_call():
+    conv = load_one(ROLLOUT)
+    assert conv.meta["compactions"] == [{
+        "index": 10, "at": 10, "tokens_before": 2820,
+        "summary": "The user asked to fix test_add. add() rounded its result; the rounding was removed with apply_patch."}]
+    assert conv.messages[10].content == "Run the tests."
+
+
+def test_other_lines_are_counted_not_imported():
+    meta = load_one(ROLLOUT).meta
+    assert meta["skipped"] == {"event_msg:user_message": 1, "event_msg:token_count (no new response)": 1,
+                               "event_msg:context_compacted": 1, "ghost_commit": 1}
+    assert (meta["cwd"], meta["cli_version"], meta["originator"]) == ("/work/calc", "0.46.0", "codex_cli_rs")
+
+
+def test_old_rollouts_with_a_bare_session_line_load():
+    conv = load_one(OLD)
+    assert conv.id == "0f4a5c1e-6b2d-4c3a-9e8f-7a6b5c4d3e2f"
+    assert [(m.role, m.content) for m in conv.messages] == [
+        ("system", "Prefer small diffs."), ("user", "List the files."), ("assistant", None),
+        ("tool", "calc.py\ntest_calc.py\n"), ("assistant", "calc.py and test_calc.py.")]
+    assert conv.meta["provider_calls"] == [] and conv.meta["skipped"] == {"state": 2}
+
+
+def test_without_token_counts_each_output_ends_the_response(tmp_path):
+    """Old rollouts have no counts: a call after an output is a new assistant message."""
+    lines = OLD.read_text().splitlines()
+    extra = [{"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"pwd\"]}", "call_id": "call_2"},
+             {"type": "function_call_output", "call_id": "call_2", "output": "/work/calc\n"}]
+    path = tmp_path / "old.jsonl"
+    path.write_text("\n".join(lines[:5] + [json.dumps(e) for e in extra] + lines[5:]) + "\n")
+    assert [s[2] for s in shape(load_one(path))][2:6] == [("call_1",), "call_1", ("call_2",), "call_2"]

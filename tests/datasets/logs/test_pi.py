@@ -1,0 +1,81 @@
+"""pi sessions: the active branch of the entry tree, usage per assistant message, compaction at the
+first kept entry, ``!`` commands as the model saw them, version 1 files."""
+
+from __future__ import annotations
+
+import json
+
+from ctxlab.datasets.logs.pi import bash_text
+from tests.datasets.logs.helpers import CODE, FIXTURES, TEST, call_summary, load_one, shape
+
+SESSION = FIXTURES / "pi" / "2025-10-29T12-00-00-000Z_7c2e9a40.jsonl"
+
+
+def test_the_active_branch_becomes_the_conversation():
+    conv = load_one(SESSION)
+    assert conv.id == "7c2e9a40-5d1b-4f6e-8a3c-2b1d0e9f8a7b"
+    assert shape(conv) == [
+        ("user", "a0000003", None), ("assistant", "a0000004", ("toolu_p1", "toolu_p2")),
+        ("tool", "a0000005", "toolu_p1"), ("tool", "a0000006", "toolu_p2"),
+        ("assistant", "a0000007", ("toolu_p3",)), ("tool", "a0000008", "toolu_p3"),
+        ("user", "a000000c", None), ("user", "a000000d", None), ("assistant", "a000000e", None),
+    ]
+    assert conv.meta["off_branch_entries"] == 2  # "Actually, undo that." and its reply
+    assert not any("undo" in m.text for m in conv.messages)
+    texts = [m.content for m in conv.messages]
+    assert texts[1] == "Reading the code and the test."
+    assert texts[2:4] == [CODE, TEST] and conv.messages[2].name == "read"
+    assert texts[6] == "Ran `pytest -q`\n```\n1 passed in 0.01s\n```"
+    assert texts[7] == "Is it fixed? Compare with this screenshot.\n[image omitted]"
+    assert json.loads(conv.messages[4].tool_calls[0].arguments) == {
+        "path": "calc.py", "oldText": "return round(a + b)", "newText": "return a + b"}
+
+
+def test_usage_thinking_and_compaction():
+    """pi summarised the messages before the first kept entry (index 4) when the session had reached
+    message 6 (at): calls from 6 on saw the summary, the kept messages 4-5 verbatim."""
+    conv = load_one(SESSION)
+    assert call_summary(conv) == [(1, 2000, 900, 0, 1100, 70), (4, 2192, 12, 2000, 180, 95),
+                                  (8, 990, 30, 900, 60, 15)]
+    assert conv.meta["model"] == "claude-sonnet-4-5"
+    assert conv.meta["thinking"] == [{"message_id": "a0000004", "text": "I'll read both files at once."}]
+    assert conv.meta["compactions"] == [{"index": 4, "at": 6, "tokens_before": 2390, "summary":
+                                         "Goal: fix test_add. add() rounded its result; the rounding was removed from calc.py."}]
+    assert conv.meta["skipped"] == {"model_change": 1, "thinking_level_change": 1, "label": 1}
+    assert (conv.meta["cwd"], conv.meta["version"]) == ("/work/calc", 3)
+
+
+def test_version_1_files_are_read_in_order_with_an_index_compaction(tmp_path):
+    entries = [json.loads(line) for line in SESSION.read_text().splitlines()]
+    v1 = [entries[0] | {"version": 1}] + [{k: v for k, v in e.items() if k not in ("id", "parentId")}
+                                          for e in entries[1:] if e["id"] not in ("a0000009", "a000000a")]
+    compaction = next(e for e in v1 if e["type"] == "compaction")
+    del compaction["firstKeptEntryId"]
+    compaction["firstKeptEntryIndex"] = 7  # the header counts: entry 7 is the edit call
+    path = tmp_path / "v1.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in v1))
+    conv = load_one(path)
+    assert [m.role for m in conv.messages] == [m.role for m in load_one(SESSION).messages]
+    assert (conv.meta["compactions"][0]["index"], conv.meta["compactions"][0]["at"]) == (4, 6)
+    assert "off_branch_entries" not in conv.meta
+
+
+def test_an_aborted_assistant_message_is_dropped_and_recorded(tmp_path):
+    entries = [json.loads(line) for line in SESSION.read_text().splitlines()]
+    last = entries[-2]
+    last["message"].update(content=[], stopReason="aborted", usage={"input": 0, "output": 0, "cacheRead": 0,
+                                                                    "cacheWrite": 0})
+    path = tmp_path / "aborted.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    conv = load_one(path)
+    assert conv.messages[-1].id == "a000000d"
+    assert conv.meta["repairs"] == ["dropped an empty assistant message (a000000e)"]
+    assert [c["index"] for c in conv.meta["provider_calls"]] == [1, 4]
+
+
+def test_bash_text_reports_exit_codes_cancellation_and_truncation():
+    assert bash_text({"command": "make", "output": "", "exitCode": 2}) == \
+        "Ran `make`\n(no output)\n\nCommand exited with code 2"
+    assert bash_text({"command": "sleep 9", "output": "", "cancelled": True}).endswith("(command cancelled)")
+    assert bash_text({"command": "cat big", "output": "x", "truncated": True, "fullOutputPath": "/tmp/o"}).endswith(
+        "[Output truncated. Full output: /tmp/o]")
