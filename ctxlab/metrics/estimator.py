@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -93,19 +93,19 @@ def message_rows(conversation: Conversation, counters: Sequence[str | TokenCount
     """
     estimators = [get_counter(c) for c in counters]
     refs = [get_counter(r) for r in references]
-    described = [(m, *_describe(m)) for m in conversation.messages]
+    described = [(m, *describe(m)) for m in conversation.messages]
     rows = []
     for m, kind, lang, chars in described:
         for ref in refs:
             actual = ref.count_message(m)
-            rows += [_row(conversation.id, m.id, m.role, kind, lang, chars, est.name, ref.name,
-                          est.count_message(m), actual) for est in estimators]
-    lang = _dominant(described)
+            rows += [error_row(conversation.id, m.id, m.role, kind, lang, chars, est.name, ref.name,
+                               est.count_message(m), actual) for est in estimators]
+    lang = dominant((lang, chars) for _, _, lang, chars in described)
     total_chars = sum(d[3] for d in described)
     for ref in refs:
         actual = ref.count_messages(conversation.messages, conversation.tools)
-        rows += [_row(conversation.id, "*", "*", "conversation", lang, total_chars, est.name, ref.name,
-                      est.count_messages(conversation.messages, conversation.tools), actual)
+        rows += [error_row(conversation.id, "*", "*", "conversation", lang, total_chars, est.name, ref.name,
+                           est.count_messages(conversation.messages, conversation.tools), actual)
                  for est in estimators]
     return rows
 
@@ -133,21 +133,25 @@ def error_table(df: pd.DataFrame, by: str | Sequence[str] = ("counter",)) -> pd.
     return table.reset_index()
 
 
-def _describe(message: Message) -> tuple[str, str, int]:
+def describe(message: Message) -> tuple[str, str, int]:
+    """A message's content kind, language and length in characters (tool-call names and
+    arguments included; a message without text is judged by its arguments)."""
     text = message.text or "\n".join(c.arguments for c in message.tool_calls)
     chars = sum(len(p) for p in message.parts) + sum(len(c.name) + len(c.arguments) for c in message.tool_calls)
     return content_kind(text, message.role), language(text), chars
 
 
-def _dominant(described: list[tuple[Message, str, str, int]]) -> str:
+def dominant(weighted: Iterable[tuple[str, int]], default: str = "other") -> str:
+    """The label carrying the most weight among ``(label, weight)`` pairs (first seen on ties)."""
     weight: Counter[str] = Counter()
-    for _, _, lang, chars in described:
-        weight[lang] += chars
-    return weight.most_common(1)[0][0] if weight else "other"
+    for label, chars in weighted:
+        weight[label] += chars
+    return weight.most_common(1)[0][0] if weight else default
 
 
-def _row(conversation_id: str, message_id: str, role: str, kind: str, lang: str, chars: int,
-         counter: str, reference: str, estimated: int, actual: int) -> dict[str, Any]:
+def error_row(conversation_id: str, message_id: str, role: str, kind: str, lang: str, chars: int,
+              counter: str, reference: str, estimated: int, actual: int) -> dict[str, Any]:
+    """One estimator-error row (the keys of `message_rows`, the columns of ``estimator_rows``)."""
     return {"conversation_id": conversation_id, "message_id": message_id, "role": role,
             "content_kind": kind, "language": lang, "chars": chars, "counter": counter,
             "reference": reference, "estimated": estimated, "actual": actual}

@@ -162,37 +162,66 @@ class CalibratedCounter(CachedCounter):
 
 def fit_calibration(items: Iterable[str | Message | Conversation], reference: str = "o200k_base",
                     *, fitted_on: str = "") -> Calibration:
-    """Fit the estimator against a reference tokenizer.
+    """Fit the estimator against a reference tokenizer, or against what a provider billed.
 
     Args:
         items: texts (counted as user messages), messages, or conversations (their tool
-            definitions fit the tool-schema factor).
-        reference: a counter name, normally an exact tokenizer.
+            definitions fit the tool-schema factor). A provider reference needs conversations
+            with ``meta.provider_calls`` (agent logs).
+        reference: a counter name, normally an exact tokenizer; or ``provider:<model>`` (or
+            ``provider:*``, every model pooled) to fit on provider deltas
+            (`ctxlab.metrics.provider`): each delta is one observation whose features are summed
+            over its messages, with one per-message term per message and one per-tool-call term
+            per call. The system prompt, tool schemas and reply priming cancel in a delta, so a
+            provider calibration has no reply priming and no tool-schema factor.
         fitted_on: a description of the data, stored with the calibration.
 
     Raises:
-        CtxlabError: no messages to fit on.
+        CtxlabError: no messages (or no usable provider deltas) to fit on.
     """
     from ctxlab.tokens import get_counter
 
+    if str(reference).startswith("provider:"):
+        from ctxlab.metrics.provider import usable_deltas
+
+        deltas = usable_deltas(_conversations(items), reference)
+        rows = [span_features(c.messages[d.start:d.end]) for c, d in deltas]
+        return fit_observations(rows, [d.actual for _, d in deltas], reference, 0, fitted_on)
     ref = get_counter(reference)
     rows, actual, tool_sets = [], [], []
     for item in items:
         messages, tools = _unpack(item)
         for message in messages:
-            rows.append([*message_features(message), 1.0, float(len(message.tool_calls))])
+            rows.append(span_features([message]))
             actual.append(ref.count_message(message))
         if tools:
             tool_sets.append(tools)
     if not rows:
         raise CtxlabError("nothing to calibrate on: no messages in the training data")
+    draft = fit_observations(rows, actual, ref.name, ref.overhead(None), fitted_on)
+    return _with_tool_scale(draft, tool_sets, ref)
+
+
+def fit_observations(rows: Sequence[Sequence[float]], actual: Sequence[float], reference: str,
+                     reply_priming: int, fitted_on: str = "") -> Calibration:
+    """Fit weights and overheads to observations (`span_features` rows and their real counts)
+    by non-negative least squares on relative error; `train_mape` is per observation."""
     x, y = np.asarray(rows, dtype=float), np.asarray(actual, dtype=float)
     solution = nnls(x / y[:, None], np.ones(len(y)))
     weights = dict(zip(FEATURES, (float(v) for v in solution[:-2])))
     estimated = np.round(x @ solution)
-    draft = Calibration(weights, float(solution[-2]), float(solution[-1]), ref.overhead(None), ref.name,
-                        len(y), float(np.mean(np.abs(estimated - y) / y) * 100), fitted_on=fitted_on)
-    return _with_tool_scale(draft, tool_sets, ref)
+    return Calibration(weights, float(solution[-2]), float(solution[-1]), reply_priming, reference,
+                       len(y), float(np.mean(np.abs(estimated - y) / y) * 100), fitted_on=fitted_on)
+
+
+def span_features(messages: Sequence[Message]) -> list[float]:
+    """One observation's features: the messages' summed `message_features`, then the number of
+    messages and of tool calls (the per-message and per-tool-call terms)."""
+    total = [0.0] * (len(FEATURES) + 2)
+    for message in messages:
+        row = [*message_features(message), 1, len(message.tool_calls)]
+        total = [a + b for a, b in zip(total, row)]
+    return total
 
 
 def message_features(message: Message) -> list[int]:
@@ -258,6 +287,10 @@ def _message_texts(message: Message) -> list[str]:
     for call in message.tool_calls:
         texts += (call.name, call.arguments)
     return texts
+
+
+def _conversations(items: Iterable[Any]) -> list[Conversation]:
+    return [item for item in items if isinstance(item, Conversation)]
 
 
 def _unpack(item: str | Message | Conversation) -> tuple[Sequence[Message], Sequence[Mapping[str, Any]]]:

@@ -171,3 +171,44 @@ def test_calibrated_beats_every_seed_estimator_on_held_out_data():
     assert scores["calibrated"] < 10, (scores, detail)
     # Each kind of held-out text on its own, too: the fit is not winning on English alone.
     assert all(detail["calibrated"][g] < min(detail[s][g] for s in SEEDS) for g in groups), detail
+
+
+def provider_mape(counter, logs: list, reference: str) -> float:
+    from ctxlab.metrics.provider import rows_against
+
+    rows = rows_against(logs, [counter], reference)
+    return 100 * float(np.mean([abs(r["estimated"] - r["actual"]) / r["actual"] for r in rows]))
+
+
+def test_fit_on_provider_deltas_recovers_the_known_framing_and_beats_the_seeds(tmp_path):
+    """Logs billed as o200k_base text tokens + 7 per message behind a hidden 500-token system
+    prompt: the fit on their deltas finds the 7, no per-call term, and beats every seed estimator
+    on held-out logs."""
+    from ctxlab.metrics.provider import usable_deltas
+    from tests.provider_logs import FRAMING, MODEL, billed_log
+
+    reference = f"provider:{MODEL}"
+    train, held = [billed_log(s) for s in range(30)], [billed_log(s) for s in range(100, 115)]
+    calibration = fit_calibration(train, reference, fitted_on="known framing")
+    assert calibration.reference == reference and calibration.n_train == len(usable_deltas(train, reference))
+    assert abs(calibration.per_message - FRAMING) < 1 and calibration.per_tool_call < 1
+    assert calibration.reply_priming == 0 and calibration.tool_schema_scale == 1.0 and calibration.train_mape < 2
+    path = tmp_path / "provider.json"
+    calibration.save(path)
+    counter = get_counter(f"calibrated:{path}")
+    scores = {name: provider_mape(get_counter(name), held, reference) for name in (*SEEDS, "calibrated")}
+    new = provider_mape(counter, held, reference)
+    assert new < 2 and all(new < score for score in scores.values()), (new, scores)
+
+
+def test_provider_fit_pools_models_with_a_star_and_names_the_models_it_lacks():
+    from ctxlab.metrics.provider import usable_deltas
+    from tests.provider_logs import MODEL, billed_log, calls_for
+
+    haiku = [Conversation(c.id, c.messages, meta={"provider_calls": calls_for(c.messages, model="claude-haiku-4-5")})
+             for c in (billed_log(s) for s in range(40, 45))]
+    logs = [billed_log(s) for s in range(5)] + haiku
+    pooled = fit_calibration(logs, "provider:*")
+    assert pooled.n_train == len(usable_deltas(logs, f"provider:{MODEL}")) + len(usable_deltas(haiku, "provider:*"))
+    with pytest.raises(CtxlabError, match=rf"provider:gpt-5.*models found: {MODEL} .*claude-haiku-4-5"):
+        fit_calibration(logs, "provider:gpt-5")
