@@ -35,7 +35,7 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     reader = _Reader(LogBuilder("claude_code", source))
     for where, item in _main_entries(entries, reader.b):
         reader.read(where, item)
-    return reader.b.record(reader.conversation_id() or source.path.stem)
+    return reader.b.record(reader.finish() or source.path.stem)
 
 
 def _main_entries(entries: list[tuple[str, Mapping]], b: LogBuilder) -> list[tuple[str, Mapping]]:
@@ -74,7 +74,8 @@ class _Reader:
         else:
             self.b.skip(kind)
 
-    def conversation_id(self) -> str | None:
+    def finish(self) -> str | None:
+        """Add the session's cwd and version to meta; return the conversation id."""
         session, agent = first_str(self.first.get("sessionId")), first_str(self.first.get("agentId"))
         for key in ("cwd", "version"):
             if self.first.get(key):
