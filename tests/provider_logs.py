@@ -100,16 +100,20 @@ def agent_summary(messages: Sequence[Message]) -> str:
             "fix is to return 42 for anonymous requests, then rerun the test suite and check the build again.")
 
 
-def compacted_log(seed: int, rounds: int = 12, summary: str | None = None) -> Conversation:
-    """A billed log whose agent compacted ``messages[:cut]`` (cut: the first user message past the
-    middle); calls after the cut are billed on the summary plus what followed it."""
+def compacted_log(seed: int, rounds: int = 12, summary: str | None = None, keep: int = 0) -> Conversation:
+    """A billed log whose agent compacted at `at` (the first user message past the middle),
+    replacing ``messages[:at - keep]`` by a summary and keeping the `keep` messages before `at`
+    (Claude Code keeps none, pi some); calls from `at` on are billed on the summary plus what
+    followed it."""
     plain = billed_log(seed, rounds)
     msgs = plain.messages
-    cut = next(i for i in range(len(msgs) // 2, len(msgs)) if msgs[i].role == "user")
-    text = summary if summary is not None else agent_summary(msgs[:cut])
-    before = [c for c in plain.meta["provider_calls"] if c["index"] < cut]
-    after = calls_for(msgs, start=cut, base=true_tokens(Message(role="user", content=text)))
-    compaction = {"index": cut, "summary": text, "tokens_before": before[-1]["prompt_tokens"]}
+    at = next(i for i in range(len(msgs) // 2, len(msgs)) if msgs[i].role == "user")
+    index = at - keep
+    text = summary if summary is not None else agent_summary(msgs[:index])
+    before = [c for c in plain.meta["provider_calls"] if c["index"] < at]
+    after = [c for c in calls_for(msgs, start=index, base=true_tokens(Message(role="user", content=text)))
+             if c["index"] >= at]
+    compaction = {"index": index, "at": at, "summary": text, "tokens_before": before[-1]["prompt_tokens"]}
     return Conversation(plain.id, msgs, meta={**plain.meta, "provider_calls": before + after,
                                               "compactions": [compaction]})
 

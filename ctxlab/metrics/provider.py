@@ -10,7 +10,8 @@ plus ``messages[index_i:index_j]`` (call i's assistant output, tool results, use
 
 The system prompt and the tool schemas, which logs usually omit, are in both prompts and cancel.
 A pair is usable only when both calls ran on the same model with no compaction between them (a
-compaction rewrites the prompt); pairs that are not are kept with the reason (`Delta.skipped`).
+compaction rewrites the prompt from its ``at``, where it happened); pairs that are not are kept
+with the reason (`Delta.skipped`).
 
 Thinking: ``output_tokens`` of call i include its thinking, but the delta uses prompts, which do
 not carry the thinking of earlier turns (Anthropic strips it), so finished turns are unaffected.
@@ -80,7 +81,9 @@ def provider_deltas(conversation: Conversation) -> list[Delta]:
     """Every pair of consecutive ``meta.provider_calls``, usable or skipped with the reason."""
     meta = conversation.meta or {}
     calls = [_call(c) for c in meta.get("provider_calls") or () if isinstance(c, Mapping)]
-    cuts = _ints(c.get("index") for c in meta.get("compactions") or () if isinstance(c, Mapping))
+    # Calls from `at` on saw the summary (`index` ends the replaced part; agents that keep recent
+    # messages compact later, at `at` > `index`).
+    cuts = _ints(_first(c.get("at"), c.get("index")) for c in meta.get("compactions") or () if isinstance(c, Mapping))
     thinking = _thinking_chars(conversation)
     return [_delta(conversation.messages, a, b, cuts, thinking) for a, b in zip(calls, calls[1:])]
 
@@ -206,6 +209,10 @@ def _call(record: Mapping[str, Any]) -> Call:
 
 def _int(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
 
 
 def _ints(values: Iterable[Any]) -> list[int]:

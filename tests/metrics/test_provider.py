@@ -65,6 +65,18 @@ def test_a_compaction_between_calls_is_skipped_and_the_pairs_after_it_are_exact(
     assert all(d.actual == sum(true_tokens(m) for m in conversation.messages[d.start:d.end]) for d in after)
 
 
+def test_an_agent_that_keeps_recent_messages_rewrites_the_prompt_at_at_not_index():
+    conversation = compacted_log(2, keep=3)  # pi-style: summary + the 3 messages before `at`
+    record = conversation.meta["compactions"][0]
+    assert record["index"] == record["at"] - 3
+    deltas = provider_deltas(conversation)
+    assert [d.skipped for d in deltas if d.start < record["at"] <= d.end] == ["a compaction between the calls"]
+    clean = [d for d in deltas if not d.start < record["at"] <= d.end]
+    assert any(d.start < record["index"] <= d.end for d in clean)  # crossing `index` alone is fine
+    assert all(d.skipped is None and d.actual == sum(true_tokens(m) for m in conversation.messages[d.start:d.end])
+               for d in clean)
+
+
 def test_empty_spans_non_positive_deltas_and_bad_records_are_reported():
     conversation = billed_log(7)
     calls = [dict(c) for c in conversation.meta["provider_calls"][:4]]
