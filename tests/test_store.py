@@ -139,3 +139,24 @@ def test_llm_cache_round_trip_without_secrets(tmp_path):
     run_db = store.connect(":memory:")  # a run database copies the calls of its run
     assert store.copy_llm_calls(run_db, cache.path, since="2000-01-01") == 1
     assert store.get_llm_call(run_db, "k1")["response"] == "newer"
+
+
+def test_a_version_2_store_gains_the_recorded_compactions_table(tmp_path):
+    """An older store (migrations 1 and 2 only) is migrated in place, its data kept."""
+    from ctxlab.store.schema import MIGRATIONS
+
+    db = tmp_path / "v2.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMP)")
+    for number, name, apply in MIGRATIONS[:2]:
+        apply(con)
+        con.execute("INSERT INTO schema_version VALUES (?, ?, current_timestamp)", [number, name])
+    con.execute("INSERT INTO skips VALUES ('r', 'd', 'x:1', 'bad')")
+    con.close()
+    with pytest.raises(CtxlabError, match="schema version 2"):
+        store.connect(db, read_only=True)
+    with store.writing(db) as con:
+        assert store.current_version(con) == 3 == store.LATEST
+        assert {"cut_index", "strategy", "fact_recall", "summary", "error"} <= columns(con, "recorded_compactions")
+        assert con.execute("SELECT count(*) FROM skips").fetchall()[0][0] == 1
+        assert store.recorded_compactions(con, "r").empty

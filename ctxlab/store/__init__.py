@@ -15,8 +15,8 @@ from ctxlab.store.connect import (
 )
 from ctxlab.store.llm_cache import LLMCache, default_llm_cache, get_llm_call, open_llm_cache, put_llm_call
 from ctxlab.store.queries import (
-    compare_runs, conversation, conversations, estimator_summary, resolve_run, results, runs, skips,
-    strategy_summary, summaries,
+    compare_runs, conversation, conversations, estimator_summary, recorded_compactions, resolve_run, results,
+    runs, skips, strategy_summary, summaries,
 )
 from ctxlab.store.schema import LATEST, MIGRATIONS, ROW_TABLES, arrow_schema, current_version, migrate
 from ctxlab.store.write import (
@@ -27,6 +27,6 @@ __all__ = [
     "DEFAULT_DB", "LATEST", "LLMCache", "MIGRATIONS", "ROW_TABLES", "arrow_schema", "compare_runs", "connect",
     "conversation", "conversations", "copy_llm_calls", "current_version", "default_db", "default_llm_cache",
     "done_keys", "estimator_summary", "finish_run", "get_llm_call", "insert_arrow", "is_lock_error",
-    "migrate", "open_llm_cache", "put_llm_call", "reading", "resolve_run", "results", "runs", "skips",
-    "start_run", "strategy_summary", "summaries", "transaction", "write_batch", "writing",
+    "migrate", "open_llm_cache", "put_llm_call", "reading", "recorded_compactions", "resolve_run", "results",
+    "runs", "skips", "start_run", "strategy_summary", "summaries", "transaction", "write_batch", "writing",
 ]

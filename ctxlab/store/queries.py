@@ -137,6 +137,15 @@ def summaries(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
     return pd.concat([df, metrics.drop(columns=[c for c in metrics if c in df], errors="ignore")], axis=1)
 
 
+def recorded_compactions(con: duckdb.DuckDBPyConnection, run_id: str, *,
+                         dataset: str | None = None) -> pd.DataFrame:
+    """Agent logs' recorded compactions: per compaction, the agent's summary (``strategy``
+    ``agent``) and each ctxlab strategy at the same cut and size, with tokens and fact recall."""
+    where, args = _filters(run_id=run_id, dataset=dataset)
+    return con.execute(f"SELECT * FROM recorded_compactions {where} "
+                       "ORDER BY dataset, seq, compaction, counter, strategy = 'agent' DESC, strategy", args).df()
+
+
 def skips(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
     """Bad input records a run skipped, with the reason."""
     return con.execute('SELECT dataset, "where", reason FROM skips WHERE run_id = ? ORDER BY dataset, "where"',

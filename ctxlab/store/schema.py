@@ -61,6 +61,14 @@ SUMMARIES: Columns = (
     ("budget", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"), ("summary", "VARCHAR"),
     ("summary_tokens", "INTEGER"), ("metrics", "JSON"),
 )
+RECORDED_COMPACTIONS: Columns = (
+    ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("conversation_id", "VARCHAR"),
+    ("compaction", "INTEGER"), ("cut_index", "INTEGER"), ("at_index", "INTEGER"), ("strategy", "VARCHAR"),
+    ("counter", "VARCHAR"), ("tokens_before", "BIGINT"), ("recorded_tokens_before", "BIGINT"), ("budget", "INTEGER"),
+    ("tokens_after", "INTEGER"), ("summary_tokens", "INTEGER"), ("fits", "BOOLEAN"), ("fact_recall", "DOUBLE"),
+    ("facts_total", "INTEGER"), ("facts_kept", "INTEGER"), ("facts_missing", "JSON"), ("summary", "VARCHAR"),
+    ("error", "VARCHAR"),
+)
 SKIPS: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("where", "VARCHAR"), ("reason", "VARCHAR"))
 DONE: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("units", "INTEGER"))
 LLM_CALLS: Columns = (
@@ -74,7 +82,7 @@ LLM_CALLS: Columns = (
 ROW_TABLES: dict[str, Columns] = {
     "conversations": CONVERSATIONS, "result_rows": RESULT_ROWS, "result_refs": RESULT_REFS,
     "estimator_rows": ESTIMATOR_ROWS, "estimator_conversations": ESTIMATOR_CONVERSATIONS,
-    "summaries": SUMMARIES, "done": DONE,
+    "summaries": SUMMARIES, "recorded_compactions": RECORDED_COMPACTIONS, "done": DONE,
 }
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
@@ -140,9 +148,15 @@ def _v2_views(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(view)
 
 
+def _v3_recorded_compactions(con: duckdb.DuckDBPyConnection) -> None:
+    """Agent logs' own compactions beside ctxlab's strategies at the same cut (issue 7)."""
+    con.execute(create_table("recorded_compactions", RECORDED_COMPACTIONS))
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (1, "tables", _v1_tables),
     (2, "views", _v2_views),
+    (3, "recorded compactions", _v3_recorded_compactions),
 )
 LATEST = MIGRATIONS[-1][0]
 
