@@ -86,32 +86,40 @@ def estimate(
 def calibrate(
     sources: Sources,
     out: Annotated[Path, typer.Option(help="Where to write the calibration JSON.", show_default=False)],
-    reference: Annotated[str, typer.Option(help="Tokenizer to fit against.")] = "o200k_base",
+    reference: Annotated[str, typer.Option(help="Tokenizer to fit against, or provider:<model> (provider:* for "
+                                                "every model) to fit on the token counts agent logs recorded.")
+                         ] = "o200k_base",
     holdout: Annotated[list[str] | None, typer.Option(help="Held-out source(s) to report error on.")] = None,
     limit: Limit = None,
     skip_invalid: SkipInvalid = False,
 ) -> None:
-    """Fit the calibrated estimator against a reference tokenizer and compare it with the seeds."""
+    """Fit the calibrated estimator against a reference tokenizer (or a provider's billed counts)
+    and compare it with the seeds."""
     from ctxlab.datasets import describe_source
+    from ctxlab.metrics.provider import is_provider, usable_deltas
     from ctxlab.tokens.calibrated import CalibratedCounter, fit_calibration
 
     skips = _Skips()
     train = list(_progress(_load(sources, skip_invalid, skips, limit), "Reading training data"))
     held = list(_progress(_load(holdout, skip_invalid, skips, limit), "Reading held-out data")) if holdout else []
     names = ", ".join(f"{s} ({describe_source(s).fingerprint})" for s in sources)
-    n_messages = sum(len(c.messages) for c in train)
-    fitted_on = f"{names}: {len(train)} conversations, {n_messages} messages"
+    unit = "provider deltas" if is_provider(reference) else "messages"
+    n_units = len(usable_deltas(train, reference)) if is_provider(reference) else sum(len(c.messages) for c in train)
+    fitted_on = f"{names}: {len(train)} conversations, {n_units} {unit}"
     with console().status(f"Fitting against {reference}..."):
         calibration = fit_calibration(train, reference, fitted_on=fitted_on)
     calibration.save(out)
     console().print(f"Wrote [bold]{out}[/] (fitted on {fitted_on}).")
-    estimators = [CalibratedCounter(calibration, "calibrated (new)"), *(get_counter(n) for n in ESTIMATORS)]
+    # Against a provider, the reference tokenizers' own error is worth seeing too.
+    extra = ("o200k_base",) if is_provider(reference) else ()
+    estimators = [CalibratedCounter(calibration, "calibrated (new)"), *(get_counter(n) for n in (*ESTIMATORS, *extra))]
     columns = {"train MAPE": _mapes(train, estimators, reference)}
     if held:
         columns["held-out MAPE"] = _mapes(held, estimators, reference)
-    table = _numeric_table(f"Per-message error against {reference}", "estimator", *columns)
+    title = f"Per-{'delta' if is_provider(reference) else 'message'} error against {reference}"
+    table = _numeric_table(title, "estimator", *columns)
     for est in estimators:
-        table.add_row(est.name, *(_pct(column[est.name]) for column in columns.values()))
+        table.add_row(est.name, *(_pct(column[est.name]) if est.name in column else "-" for column in columns.values()))
     console().print(table)
     _print_skips(skips)
 
@@ -216,14 +224,15 @@ def _numeric_table(title: str, *headers: str) -> Table:
 
 
 def _mapes(conversations: list, estimators: list, reference: str) -> dict[str, float]:
-    """Per-message MAPE of each estimator against the reference."""
+    """MAPE of each estimator against the reference: per message, or per delta for a provider
+    (empty when held-out data has no usable delta)."""
     import pandas as pd
 
-    from ctxlab.metrics.estimator import error_table, message_rows
+    from ctxlab.metrics.estimator import error_table
+    from ctxlab.metrics.provider import rows_against
 
-    rows = [row for c in conversations for row in message_rows(c, estimators, [reference])
-            if row["content_kind"] != "conversation"]
-    return error_table(pd.DataFrame(rows)).set_index("counter")["mape_pct"].to_dict()
+    rows = rows_against(conversations, estimators, reference)
+    return error_table(pd.DataFrame(rows)).set_index("counter")["mape_pct"].to_dict() if rows else {}
 
 
 def _pct(value: float, signed: float | None = None) -> str:

@@ -1,0 +1,88 @@
+"""`ctxlab compactions`: the compactions agents recorded in their logs, beside ctxlab's own
+strategies at the same cut and size. Parses, calls `ctxlab.metrics.compactions`, prints."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from ctxlab.cli.app import command
+from ctxlab.cli.data import Limit, SkipInvalid, Sources, _load, _numeric_table, _print_skips, _progress, _Skips, console
+from ctxlab.errors import CtxlabError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@command()
+def compactions(
+    sources: Sources,
+    counter: Annotated[str, typer.Option(help="Counter for every size (and the strategies' budget).")] = "o200k_base",
+    strategy: Annotated[list[str] | None, typer.Option(
+        help="ctxlab strategy spec(s) to compare with the agent.", show_default="compaction, sliding_window")] = None,
+    limit: Limit = None,
+    skip_invalid: SkipInvalid = False,
+) -> None:
+    """Fact recall and size of each agent's recorded compaction beside ctxlab's strategies."""
+    import pandas as pd
+
+    from ctxlab.analysis.logs import compaction_side_by_side, compaction_summary
+    from ctxlab.metrics.compactions import DEFAULT_STRATEGIES, recorded_compaction_rows
+    from ctxlab.strategies import get_strategy
+    from ctxlab.tokens import get_counter
+
+    count = get_counter(counter)
+    specs = list(strategy or DEFAULT_STRATEGIES)
+    for spec in specs:
+        get_strategy(spec)  # a bad spec fails here, before any work
+    skips, rows = _Skips(), []
+    for seq, conv in enumerate(_progress(_load(sources, skip_invalid, skips, limit), "Re-doing compactions")):
+        rows += [{**row, "dataset": "", "seq": seq} for row in recorded_compaction_rows(conv, count, specs)]
+    if not rows:
+        raise CtxlabError(f"no recorded compactions in {', '.join(sources)} "
+                          "(agent logs carry them in meta.compactions)")
+    df = pd.DataFrame(rows)
+    _print_side_by_side(compaction_side_by_side(df), count.name)
+    _print_summary(compaction_summary(df))
+    _print_errors(df)
+    _print_skips(skips)
+
+
+def _print_side_by_side(wide: pd.DataFrame, counter: str) -> None:
+    candidates = [c.removesuffix(" recall") for c in wide.columns if c.endswith(" recall")]
+    table = _numeric_table(escape(f"Recorded compactions (tokens: {counter}; at message `at` the agent summarized "
+                                  "messages[:index])"), "conversation", "#", "index / at", "tokens before",
+                           *(f"{c}\nrecall / tokens" for c in candidates))
+    for row in wide.itertuples(index=False):
+        values = dict(zip(wide.columns, row))
+        cells = [f"{_pct(values[f'{c} recall'])} / {_int(values[f'{c} tokens'])}" for c in candidates]
+        table.add_row(str(values["conversation_id"]), str(values["compaction"]),
+                      f"{values['cut_index']} / {values['at_index']}",
+                      _int(values["tokens_before"]), *cells)
+    console().print(table)
+
+
+def _print_summary(summary: pd.DataFrame) -> None:
+    table = _numeric_table("Mean over compactions", "candidate", "compactions", "fact recall", "tokens",
+                           "summary tokens", "best recall")
+    for row in summary.itertuples(index=False):
+        table.add_row(row.strategy, str(row.compactions), _pct(row.fact_recall), _int(row.tokens_after),
+                      _int(row.summary_tokens), _pct(row.best_recall_share))
+    console().print(table)
+
+
+def _print_errors(df: pd.DataFrame) -> None:
+    errors = df[df["error"].notna()] if "error" in df else df.iloc[0:0]
+    for row in errors.itertuples(index=False):
+        console().print(f"[yellow]{escape(str(row.conversation_id))} compaction {row.compaction}, "
+                        f"{escape(row.strategy)}:[/] {escape(row.error)}")
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None or value != value else f"{100 * value:.0f}%"
+
+
+def _int(value: float | None) -> str:
+    return "-" if value is None or value != value else f"{int(value):,}"
