@@ -99,6 +99,12 @@ def summaries(db: Db, run_id: str, dataset: str | None = None) -> pd.DataFrame:
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
+def recorded_compactions(db: Db, run_id: str, dataset: str | None = None) -> pd.DataFrame:
+    """Agent logs' own compactions beside ctxlab's strategies (empty for other datasets)."""
+    return _read(db, store.recorded_compactions, run_id, dataset=dataset)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
 def skips(db: Db, run_id: str) -> pd.DataFrame:
     """Input records the run skipped."""
     return _read(db, store.skips, run_id)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import nbformat
 
+from ctxlab.analysis.logs import PROVIDER_NOTE
+
 HERE = Path(__file__).resolve().parent
 
 PARAMETERS = '''# Parameters (papermill: -p db PATH -p run NAME -p dataset NAME)
@@ -94,13 +96,15 @@ ESTIMATOR_ERROR = [
           "`ascii_cjk`, and ctxlab's `calibrated`) against real tokenizers? Errors are per message, with the "
           "per-message overhead, as % of the real count: positive overcounts (wasted budget), negative "
           "undercounts (overflow risk)."),
-    code('''with store.reading(frames.locate_db(db)) as con:
+    code('''from ctxlab.analysis import logs as L
+
+with store.reading(frames.locate_db(db)) as con:
     run_id = store.resolve_run(con, run)
     rows = frames.estimator_rows(con, run_id, dataset=dataset)
     requests = frames.request_errors(con, run_id, dataset=dataset)
     results = frames.results(con, run_id, dataset=dataset)
-references = sorted(rows["reference"].unique())
-reference = "o200k_base" if "o200k_base" in references else (references[0] if references else None)
+references = L.order_references(rows["reference"].unique())  # tokenizers, then provider:<model>
+reference = L.default_reference(references)
 print(f"run {run_id}: {len(rows):,} message rows, references {references}; heatmaps use {reference!r}")'''),
     md("## Per estimator and reference"),
     code("A.estimator_table(rows)"),
@@ -119,6 +123,14 @@ P.estimator_heatmap(A.estimator_matrix(mine), title=f"Mean signed error by conte
     code('A.estimator_matrix(mine, value="mape_pct").round(1)'),
     md("Whole requests (tool definitions and reply priming included; the seeds' estimators ignore tool schemas):"),
     code("A.estimator_table(requests)"),
+    md("## Against the provider's billed counts\n\nEvery estimator against every reference, side by side: "
+       "tokenizers first, then `provider:<model>` references from agent logs, when the run has them. "
+       + PROVIDER_NOTE),
+    code('''if not L.has_provider(references):
+    print("No provider:<model> reference in this run: replay agent logs (records with meta.provider_calls) to see "
+          "estimators, and the reference tokenizers themselves, against what the provider billed.")
+L.reference_matrix(rows, value="mape_pct").round(1)  # MAPE % per estimator (rows) and reference (columns)'''),
+    code("P.reference_heatmap(L.reference_matrix(rows))"),
     md("## Underestimates near the budget\n\nAn undercounting estimator is harmless far below the budget. It "
        "overflows a real window when the strategy packs the context close to the limit it believes in: among "
        "results filled to within 10% of the budget, how many are really over it?"),

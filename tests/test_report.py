@@ -9,6 +9,7 @@ import pytest
 
 from ctxlab.errors import CtxlabError
 from ctxlab.report import write_report
+from tests.provider_logs import logs_db  # noqa: F401  (fixture)
 from tests.ui_fixtures import XSS_DATASET, XSS_ID, XSS_IMG, build_resultless_db, demo_db  # noqa: F401  (fixture)
 
 
@@ -93,3 +94,17 @@ def test_cli_report_without_notebooks(demo_db: Path, tmp_path: Path):  # noqa: F
 def test_report_of_a_run_without_results(tmp_path: Path):
     html = write_report(build_resultless_db(tmp_path), tmp_path / "r.html").read_text(encoding="utf-8")
     assert "This run has no results yet." in html and "bad.jsonl:1" in html
+
+
+def test_report_puts_provider_references_beside_tokenizers(logs_db: Path, tmp_path: Path):  # noqa: F811
+    import html as markup
+
+    from ctxlab.analysis.logs import PROVIDER_NOTE
+
+    html = write_report(logs_db, tmp_path / "logs.html").read_text(encoding="utf-8")
+    assert markup.escape(PROVIDER_NOTE.replace("`", ""), quote=True) in html
+    assert 'alt="error by reference"' in html and "provider:claude-sonnet-4-5" in html
+
+
+def test_report_without_logs_has_no_provider_section(report: str):
+    assert 'alt="error by reference"' not in report

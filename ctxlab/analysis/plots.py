@@ -328,6 +328,16 @@ def estimator_heatmap(matrix: pd.DataFrame, *, title: str, xlabel: str) -> Figur
         return _finish(fig, title)
 
 
+def reference_heatmap(matrix: pd.DataFrame) -> Figure:
+    """Mean signed estimator error (%) per estimator and reference, tokenizers then providers.
+
+    Args:
+        matrix: `ctxlab.analysis.logs.reference_matrix`.
+    """
+    return estimator_heatmap(matrix, title="Mean signed error by reference (tokenizers, then providers)",
+                             xlabel="reference")
+
+
 def near_budget_bars(near: pd.DataFrame) -> Figure:
     """Real overflow of results packed close to the budget, per counter and reference.
 

@@ -45,6 +45,8 @@ class _State:
     estimators: list[str]
     quality: Quality
     message_rows: Any
+    provider_rows: Any
+    compaction_rows: Any
     notes: tuple[str, ...]
 
 
@@ -79,6 +81,9 @@ def _state(spec: WorkSpec) -> _State:
                             _optional("ctxlab.metrics.summary", "summary_metrics", notes))
             if spec.quality else Quality(None, None),
             message_rows=_optional("ctxlab.metrics.estimator", "message_rows", notes) if spec.estimators else None,
+            provider_rows=_optional("ctxlab.metrics.provider", "provider_rows", notes) if spec.estimators else None,
+            compaction_rows=_optional("ctxlab.metrics.compactions", "recorded_compaction_rows", notes)
+            if spec.quality else None,
             notes=tuple(notes))
     return state
 
@@ -141,6 +146,7 @@ def _conversation_rows(spec: WorkSpec, state: _State, rows: Rows, dataset: str, 
         **key, "n_messages": len(conv.messages), "tokens": json.dumps(tokens),
         "meta": json.dumps(conv.meta, ensure_ascii=False, default=str) if conv.meta else None,
         "record": json.dumps(conv.to_record(), ensure_ascii=False, default=str) if spec.store_records else None})
+    _log_rows(spec, state, rows, key, conv)
     if state.message_rows is None:
         return
     refs = [name for name, _ in state.references]
@@ -152,6 +158,21 @@ def _conversation_rows(spec: WorkSpec, state: _State, rows: Rows, dataset: str, 
                                                  "estimated": r["estimated"], "actual": r["actual"]})
         else:
             rows.add("estimator_rows", {**r, "run_id": spec.run_id, "dataset": dataset, "seq": seq})
+
+
+def _log_rows(spec: WorkSpec, state: _State, rows: Rows, key: dict[str, Any], conv: Conversation) -> None:
+    """Rows only agent logs have: estimator error against the provider's billed counts (every
+    estimator and every reference tokenizer against ``provider:<model>``) and the agent's own
+    compactions beside ctxlab's at the same cut, with each counter the run's strategies use."""
+    meta = conv.meta or {}
+    if state.provider_rows is not None and meta.get("provider_calls"):
+        counters = [state.counters[n] for n in dict.fromkeys([*state.estimators, *spec.references])]
+        for r in state.provider_rows(conv, counters):
+            rows.add("estimator_rows", {**r, **key})
+    if state.compaction_rows is not None and meta.get("compactions"):
+        for name in dict.fromkeys(e.counter for e in spec.entries):
+            for r in state.compaction_rows(conv, counter=state.counters[name]):
+                rows.add("recorded_compactions", {**r, **key})
 
 
 def init_worker() -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from ctxlab import store
-from ctxlab.analysis import frames, plots as P, tables as A
+from ctxlab.analysis import frames, logs as L, plots as P, tables as A
 from ctxlab.errors import CtxlabError
 from ctxlab.report import htmlkit as H
 from ctxlab.report.examples import example_conversations, examples_section
@@ -236,8 +236,8 @@ def _estimators(run: RunData, seen: dict[str, str], name: str) -> list[str]:
         return [*out, H.para(f"Identical to run {seen[key]}'s estimator measurements (same conversations and "
                              "estimators); see there.", "note"), *_near(run.results)]
     seen[key] = name
-    refs = sorted(rows["reference"].unique())
-    ref = "o200k_base" if "o200k_base" in refs else refs[0]
+    refs = L.order_references(rows["reference"].unique())
+    ref = L.default_reference(refs)
     mine = rows[rows["reference"] == ref]
     out += [H.para("Per message, estimated tokens against a real tokenizer. Negative errors are undercounts: the "
                    "dangerous direction, where a strategy believes it fits and overflows. 'calibrated' is ctxlab's "
@@ -253,6 +253,9 @@ def _estimators(run: RunData, seen: dict[str, str], name: str) -> list[str]:
                             "p95_abs_error_pct": "p95 |error| %", "underestimate_share": "undercounts"},
                     {"n": "int", "mean_signed_error_pct": "ms", "mape_pct": "ms", "p95_abs_error_pct": "ms",
                      "underestimate_share": "pct"}, left=("counter", "reference"))]
+    if L.has_provider(refs):  # agent logs: the provider's billed counts are a reference too
+        out += [H.para(L.PROVIDER_NOTE.replace("`", "")),
+                _figure(P.reference_heatmap(L.reference_matrix(rows)), "error by reference")]
     return out + _near(run.results)
 
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ctxlab.analysis import plots as P, tables as A
+from ctxlab.analysis import logs as L, plots as P, tables as A
 from dashboard import data, ui
 
 db, run_id, dataset, results, mode = ui.run_results("Summary quality")
@@ -41,3 +41,15 @@ if not summaries.empty:
         f"{pick.iloc[i]['label']} [{pick.iloc[i]['counter']}] budget {pick.iloc[i]['budget']}, "
         f"{pick.iloc[i]['dataset']} #{pick.iloc[i]['seq']} turn {pick.iloc[i]['turn']}"))
     st.text(pick.iloc[i]["summary"])
+
+recorded = data.recorded_compactions(db, run_id, dataset)
+if not recorded.empty:
+    st.subheader("Recorded compactions: the agent's summary beside ctxlab's")
+    st.caption(L.COMPACTION_NOTE)
+    summary = L.compaction_summary(recorded)
+    st.dataframe(summary, hide_index=True, width="stretch",
+                 column_config=ui.percent_columns(summary, ["fact_recall", "best_recall_share"]))
+    side = L.compaction_side_by_side(recorded)
+    st.dataframe(side, hide_index=True, width="stretch",
+                 column_config=ui.percent_columns(side, [c for c in side.columns if c.endswith(" recall")]))
+    ui.downloads(side, None, "recorded-compactions")

@@ -8,6 +8,7 @@ import nbformat
 import pytest
 
 from ctxlab.report.notebooks import NOTEBOOKS, execute, notebook_dir
+from tests.provider_logs import logs_db  # noqa: F401  (fixture)
 
 FOLDER = Path(__file__).resolve().parents[2] / "notebooks"
 
@@ -58,3 +59,11 @@ def test_notebooks_match_their_builder(tmp_path: Path):
         fresh = nbformat.read(built, as_version=4)
         assert [c.source for c in committed.cells] == [c.source for c in fresh.cells], (
             f"{built.name} differs from notebooks/build_notebooks.py: run it and commit the result")
+
+
+def test_estimator_notebook_shows_the_provider_beside_the_tokenizers(logs_db: Path, tmp_path: Path):  # noqa: F811
+    executed = execute(notebook_dir() / "02_estimator_error.ipynb", tmp_path, {"db": str(logs_db)}, timeout=120)
+    nb = nbformat.read(executed.notebook, as_version=4)
+    cell = next(c for c in nb.cells if "L.reference_matrix(rows, value=" in c.source)
+    table = "".join(o["data"]["text/plain"] for o in cell.outputs if "text/plain" in o.get("data", {}))
+    assert "o200k_base" in table and "provider:claude-sonnet-4-5" in table and "No provider" not in table
