@@ -15,7 +15,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -32,12 +34,23 @@ _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#
 
 
 @functools.lru_cache(maxsize=1)
+@functools.cache
 def font_families() -> tuple[str, ...]:
     """DejaVu Sans, then the first installed CJK-capable font (matplotlib falls back per glyph)."""
     from matplotlib import font_manager
 
-    installed = {f.name for f in font_manager.fontManager.ttflist}
-    return ("DejaVu Sans", *[f for f in _CJK_FONTS if f in installed][:1])
+    found = _known_cjk(font_manager.fontManager)
+    if not found:  # fonts installed after matplotlib cached its font list: register them now
+        for path in font_manager.findSystemFonts():
+            if "CJK" in os.path.basename(path) or "wqy" in os.path.basename(path).lower():
+                font_manager.fontManager.addfont(path)
+        found = _known_cjk(font_manager.fontManager)
+    return ("DejaVu Sans", *found[:1])
+
+
+def _known_cjk(manager: Any) -> list[str]:
+    installed = {f.name for f in manager.ttflist}
+    return [f for f in _CJK_FONTS if f in installed]
 
 
 @contextlib.contextmanager

@@ -97,7 +97,7 @@ def calibrate(
     and compare it with the seeds."""
     from ctxlab.datasets import describe_source
     from ctxlab.metrics.provider import is_provider, usable_deltas
-    from ctxlab.tokens.calibrated import CalibratedCounter, fit_calibration
+    from ctxlab.tokens.calibrated import FEATURES, CalibratedCounter, fit_calibration
 
     skips = _Skips()
     train = list(_progress(_load(sources, skip_invalid, skips, limit), "Reading training data"))
@@ -110,6 +110,10 @@ def calibrate(
         calibration = fit_calibration(train, reference, fitted_on=fitted_on)
     calibration.save(out)
     console().print(f"Wrote [bold]{out}[/] (fitted on {fitted_on}).")
+    weights = len(FEATURES) + 2  # the character classes, per-message and per-tool-call terms
+    if n_units < 5 * weights:
+        console().print(f"[yellow]warning:[/] {n_units} {unit} for {weights} weights: too few for a trustworthy fit, "
+                        "so a low train MAPE means little; fit on more data and check --holdout")
     # Against a provider, the reference tokenizers' own error is worth seeing too.
     extra = ("o200k_base",) if is_provider(reference) else ()
     estimators = [CalibratedCounter(calibration, "calibrated (new)"), *(get_counter(n) for n in (*ESTIMATORS, *extra))]

@@ -89,3 +89,12 @@ def test_compactions_without_any_is_one_line(tmp_path):
     assert result.exit_code == 1 and "no recorded compactions" in result.output and "Traceback" not in result.output
     result = invoke("compactions", source, "--strategy", "no_such_strategy")
     assert result.exit_code == 1 and "no_such_strategy" in result.output and "Traceback" not in result.output
+
+
+def test_calibrate_warns_when_there_are_fewer_observations_than_weights_can_bear(logs, tmp_path):
+    few = write_logs(tmp_path / "few.jsonl", [billed_log(7)])
+    result = invoke("calibrate", few, "--reference", f"provider:{MODEL}", "--out", tmp_path / "few.json")
+    assert result.exit_code == 0, result.output
+    assert "warning:" in result.output and "means little" in " ".join(result.output.split())
+    many = invoke("calibrate", logs[0], "--reference", f"provider:{MODEL}", "--out", tmp_path / "many.json")
+    assert "warning:" not in many.output
