@@ -109,8 +109,11 @@ def show(fig: Figure) -> bytes:
 
 
 def percent_columns(df: pd.DataFrame, names: list[str]) -> dict[str, Any]:
-    """Column configs showing fractions as percentages."""
-    return {c: st.column_config.NumberColumn(c, format="percent") for c in names if c in df.columns}
+    """Column configs showing fractions (`names`) and ``*_pct`` columns (already percentages) as
+    percentages with one decimal."""
+    config = {c: st.column_config.NumberColumn(c, format="%.1f%%") for c in df.columns if str(c).endswith("_pct")}
+    config.update({c: st.column_config.NumberColumn(c, format="percent") for c in names if c in df.columns})
+    return config
 
 
 def param_controls(name: str, stored: dict[str, Any], key: str) -> dict[str, Any]:
