@@ -72,6 +72,25 @@ def print_summary(db: str, run_id: str, title: str) -> None:
     console().print(df_table(df, title, summary_columns(df)))
 
 
+def print_estimators(db: str, run_id: str, reference: str = "o200k_base") -> None:
+    """Per estimator against `reference`: the error over all messages, then MAPE by content kind."""
+    from ctxlab import store
+
+    with store.reading(db) as con:
+        overall = store.estimator_summary(con, run_id, by=("counter", "reference"))
+        kinds = store.estimator_summary(con, run_id, by=("counter", "reference", "content_kind"))
+    overall, kinds = overall[overall["reference"] == reference], kinds[kinds["reference"] == reference]
+    if overall.empty:
+        return
+    wide = kinds.pivot(index="counter", columns="content_kind", values="mape_pct").add_prefix("mape_")
+    table = overall.drop(columns="reference").set_index("counter").join(wide).reset_index()
+    columns = {"counter": "estimator", "n": "messages", "mean_signed_error_pct": "mean error %", "mape_pct": "MAPE %",
+               "p95_abs_error_pct": "p95 |error| %", "underestimate_share": "undercounts",
+               **{c: f"MAPE {c.removeprefix('mape_')} %" for c in wide.columns}}
+    console().print(df_table(table, f"Token estimators vs {reference}, per message (error % = (estimated - actual) / "
+                                     "actual; undercounts overflow real windows)", columns))
+
+
 def _replay(sources: list[str], **kwargs: Any) -> Any:
     from ctxlab.replay import ReplayInterrupted, RichProgress, replay
 
@@ -209,6 +228,7 @@ def demo(
     _report_summary(turns)
     print_summary(db, final.run_id, "demo-final: estimator-driven strategies overflow real windows (fits columns)")
     print_summary(db, turns.run_id, "demo-per-turn")
+    print_estimators(db, final.run_id)
     _write_report(db, report, out)
     ctxlab, jupyter, path = _runnable("ctxlab"), _runnable("jupyter"), os.path.abspath(db)
     out.print("\nnext:\n"

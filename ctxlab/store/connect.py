@@ -43,7 +43,7 @@ def connect(path: str | Path | None = None, read_only: bool = False, *,
     """Open a store, waiting up to `timeout` seconds while another process holds its lock.
 
     A writable connection creates the file and applies pending migrations; a read-only one needs
-    an existing, migrated store.
+    an existing store, and migrates one written by an older ctxlab first (briefly writing).
 
     Args:
         path: database file (default: `default_db()`); ``":memory:"`` for a throwaway store.
@@ -51,8 +51,7 @@ def connect(path: str | Path | None = None, read_only: bool = False, *,
         timeout: how long to retry on a lock conflict (default 10 s reading, 60 s writing).
 
     Raises:
-        CtxlabError: no store at `path` (read-only), an outdated store opened read-only, or the
-            lock was not released in time.
+        CtxlabError: no store at `path` (read-only), or the lock was not released in time.
     """
     path = str(path or default_db())
     if read_only and path != ":memory:" and not Path(path).exists():
@@ -60,11 +59,10 @@ def connect(path: str | Path | None = None, read_only: bool = False, *,
     limit = timeout if timeout is not None else (READ_TIMEOUT_S if read_only else WRITE_TIMEOUT_S)
     con = _open_with_retry(path, read_only, limit)
     if read_only:
-        version = current_version(con)
-        if version < LATEST:
+        if current_version(con) < LATEST:  # written by an older ctxlab: migrate it once, then read
             con.close()
-            raise CtxlabError(f"{path} has schema version {version}, this ctxlab needs {LATEST}; "
-                              "open it once for writing (e.g. `ctxlab runs --db ...`) to migrate it")
+            connect(path, timeout=limit).close()
+            con = _open_with_retry(path, True, limit)
     else:
         key = _file_key(path)
         if key is None or key not in _MIGRATED:

@@ -64,6 +64,9 @@ def test_demo_on_a_limited_input(tmp_path, monkeypatch):
                  "--report", str(tmp_path / "report.html"))
     assert result.exit_code == 0, result.output
     assert "demo-final" in result.output and "ctxlab dashboard --db" in result.output
+    assert "Token estimators vs o200k_base" in result.output
+    estimators = result.output[result.output.index("Token estimators vs o200k_base"):]
+    assert all(name in estimators for name in ("chars4", "chars3", "chars2", "ascii_cjk", "calibrated", "MAPE"))
     with store.reading(db) as con:
         names = set(store.runs(con)["name"])
         assert names == {"demo-final", "demo-per-turn"}
