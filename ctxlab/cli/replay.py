@@ -208,7 +208,7 @@ def demo(
     per_turn_limit: Annotated[int | None, typer.Option(
         help="Conversations per dataset replayed turn by turn [default: as --limit].", show_default=False)] = None,
     workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
-    report: Annotated[str, typer.Option(help="Where to write the HTML report.")] = "reports/ctxlab-report.html",
+    report: Annotated[str, typer.Option(help="Where to write the HTML report.")] = "reports/report.html",
 ) -> None:
     """Replay the bundled samples through every strategy, both modes, write the db and the report."""
     from ctxlab.bench import DEMO_SOURCES, demo_references

@@ -1,7 +1,7 @@
 """Sharing results: a self-contained HTML report and executed notebooks.
 
     from ctxlab.report import write_report, run_notebooks
-    write_report("ctxlab.duckdb", "reports/ctxlab-report.html")
+    write_report("ctxlab.duckdb", "reports/report.html")
 """
 
 from ctxlab.report.html_report import write_report

@@ -1,7 +1,7 @@
 """The shareable report: one self-contained HTML file a teammate opens without Python.
 
     from ctxlab.report import write_report
-    write_report("ctxlab.duckdb", "reports/ctxlab-report.html")
+    write_report("ctxlab.duckdb", "reports/report.html")
 
 For each run (or the one given): its spec (name, config, versions, dataset fingerprints), the
 headline table, the figures of notebooks 1-4, skipped inputs, and example conversations showing
