@@ -84,8 +84,9 @@ def print_estimators(db: str, run_id: str, reference: str = "o200k_base") -> Non
         return
     wide = kinds.pivot(index="counter", columns="content_kind", values="mape_pct").add_prefix("mape_")
     table = overall.drop(columns="reference").set_index("counter").join(wide).reset_index()
+    table["underestimate_share"] *= 100
     columns = {"counter": "estimator", "n": "messages", "mean_signed_error_pct": "mean error %", "mape_pct": "MAPE %",
-               "p95_abs_error_pct": "p95 |error| %", "underestimate_share": "undercounts",
+               "p95_abs_error_pct": "p95 |error| %", "underestimate_share": "undercounts %",
                **{c: f"MAPE {c.removeprefix('mape_')} %" for c in wide.columns}}
     console().print(df_table(table, f"Token estimators vs {reference}, per message (error % = (estimated - actual) / "
                                      "actual; undercounts overflow real windows)", columns))
