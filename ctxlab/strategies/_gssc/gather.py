@@ -7,9 +7,11 @@ gatherers by name); an unregistered callable still works, but its spec cannot be
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from ctxlab.errors import UnknownNameError
 from ctxlab.messages import Message
@@ -23,6 +25,13 @@ BM25_K1 = 1.5
 BM25_B = 0.75
 
 _GATHERERS: dict[str, Gatherer] = {}
+
+
+class TermCounts(NamedTuple):
+    """A document for BM25: how often each word occurs, and how many words it has."""
+
+    counts: Counter[str]
+    length: int
 
 
 def register_gatherer(name: str) -> Callable[[Gatherer], Gatherer]:
@@ -95,24 +104,36 @@ def retrieval_gatherer(inp: GatherInput) -> list[Packet]:
     query = set(words(inp.query))
     if not older or not query:
         return []
-    texts = [render(m) for m in older]
-    scores = bm25([words(t) for t in texts], query)
+    scores = bm25_counts([term_counts(m) for m in older], query)
     ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], -i))[:inp.top_k]
-    return [Packet(texts[i], EVIDENCE, timestamp=older[i].timestamp, source="retrieval",
+    return [Packet(render(older[i]), EVIDENCE, timestamp=older[i].timestamp, source="retrieval",
                    metadata={"source_ids": (older[i].id,), "bm25": round(scores[i], 6)}) for i in ranked]
+
+
+@functools.lru_cache(maxsize=16384)
+def term_counts(message: Message) -> TermCounts:
+    """A rendered message's word counts and length, once per message: every turn and budget of a
+    replay searches the same older messages again."""
+    terms = words(render(message))
+    return TermCounts(Counter(terms), len(terms))
 
 
 def bm25(docs: Sequence[Sequence[str]], query: set[str], k1: float = BM25_K1, b: float = BM25_B) -> list[float]:
     """Okapi BM25 of each document (a word sequence) for the query terms (Lucene's idf, never negative)."""
+    return bm25_counts([TermCounts(Counter(d), len(d)) for d in docs], query, k1, b)
+
+
+def bm25_counts(docs: Sequence[TermCounts], query: set[str], k1: float = BM25_K1, b: float = BM25_B) -> list[float]:
+    """`bm25` over documents given as word counts (only the query's terms are looked at)."""
     if not docs:
         return []
-    avgdl = sum(len(d) for d in docs) / len(docs) or 1.0
-    tfs = [Counter(t for t in d if t in query) for d in docs]
+    avgdl = sum(d.length for d in docs) / len(docs) or 1.0
+    tfs = [{t: d.counts[t] for t in query if t in d.counts} for d in docs]
     df = Counter(t for tf in tfs for t in tf)
     idf = {t: math.log((len(docs) - n + 0.5) / (n + 0.5) + 1.0) for t, n in df.items()}
     scores = []
     for d, tf in zip(docs, tfs):
-        norm = k1 * (1.0 - b + b * len(d) / avgdl)
+        norm = k1 * (1.0 - b + b * d.length / avgdl)
         scores.append(sum(idf[t] * f * (k1 + 1.0) / (f + norm) for t, f in tf.items()))
     return scores
 
