@@ -128,7 +128,8 @@ def bm25_counts(docs: Sequence[TermCounts], query: set[str], k1: float = BM25_K1
     if not docs:
         return []
     avgdl = sum(d.length for d in docs) / len(docs) or 1.0
-    tfs = [{t: d.counts[t] for t in query if t in d.counts} for d in docs]
+    # Sorted: summing in set order would depend on the process's string-hash seed.
+    tfs = [{t: d.counts[t] for t in sorted(query & d.counts.keys())} for d in docs]
     df = Counter(t for tf in tfs for t in tf)
     idf = {t: math.log((len(docs) - n + 0.5) / (n + 0.5) + 1.0) for t, n in df.items()}
     scores = []

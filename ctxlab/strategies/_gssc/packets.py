@@ -101,8 +101,10 @@ def words(text: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(text.lower()))
 
 
+@functools.lru_cache(maxsize=16384)
 def render(message: Message) -> str:
-    """A message as one text line group, the seed's ``[role] content`` with tool calls spelled out."""
+    """A message as one text line group, the seed's ``[role] content`` with tool calls spelled out
+    (cached: every turn and budget of a replay renders the same messages)."""
     body = message.text
     if message.tool_calls:
         calls = "; ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
