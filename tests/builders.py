@@ -15,6 +15,12 @@ from collections.abc import Sequence
 
 from ctxlab.messages import Message, ToolCall
 
+# Characters that sit on tiktoken split patterns' edges: newlines, brackets, apostrophes, combining
+# marks, CJK, digits, odd whitespace, "/" (o200k's punctuation rule swallows it after newlines).
+SPLIT_PATTERN_EDGES = [
+    " ", "  ", "\n", "\r", "\t", "/", "[", "]", "a", "A", "Ab", "1", "123", ".", "'", "'s", "中", "文",
+    "\u0301", "\u00a0", "\u3000", "é", "Σ", "ς", "x/", "\n/", "\r\n", "'ll", "-", "ǅ", "ʰ", "٣", "\u2028",
+    "\x0b", "\x1c", "\x85", "😀", "<|endoftext|>", "error: ", "[tool] ", "## Files\n"]
 CJK = "上下文压缩需要保留关键信息，并且丢弃冗余的工具输出。"
 JAPANESE = "コンテキストの圧縮では、重要な情報を残して古い出力を省略します。"
 WORDS = ("the", "context", "window", "budget", "tool", "output", "keeps", "recent", "turns",

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
 from ctxlab.tokens.base import CachedCounter
+from ctxlab.tokens.chunks import SPLIT_CHARS, additive, line_chunks
 
 PER_MESSAGE, PER_NAME, REPLY_PRIMING, PER_TOOL_CALL = 3, 1, 3, 3
 _ENCODING_URLS = {
@@ -133,9 +134,17 @@ class TiktokenCounter(ChatCounter):
         super().__init__()
         self.name = encoding
         self.formula = TOOL_FORMULAS.get(encoding, ToolFormula(func_init=7))
-        self._encode = load_tiktoken(encoding).encode_ordinary
+        loaded = load_tiktoken(encoding)
+        self._encode = loaded.encode_ordinary
+        # Counts add up across safe line cuts, so long texts are summed from cached chunks.
+        self.additive = additive(loaded)
 
     def _count_text(self, text: str) -> int:
+        # A long text is the sum of its cached line chunks (exact; see `ctxlab.tokens.chunks`).
+        if self.additive and len(text) >= SPLIT_CHARS:
+            chunks = line_chunks(text)
+            if len(chunks) > 1:
+                return sum(map(self.count, chunks))
         return len(self._encode(text))
 
 

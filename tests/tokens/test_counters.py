@@ -149,9 +149,10 @@ def test_cache_hit_on_the_same_long_text(make):
     counter = make()
     text = "a long tool output line\n" * 1000
     first = counter.count(text)
-    assert (counter.misses, counter.hits) == (1, 0)
+    misses, hits = counter.misses, counter.hits
+    assert misses >= 1  # the text, and for tiktoken the chunks it is summed from
     assert counter.count(text) == first
-    assert (counter.misses, counter.hits) == (1, 1)
+    assert (counter.misses, counter.hits) == (misses, hits + 1)
 
 
 def test_message_cache_returns_the_same_count():

@@ -9,14 +9,10 @@ The sums are exact, not estimates:
 
 - Words: "\\n" and "[" are not word characters, so no word spans a cut, and lower-casing is
   per character (Greek final sigma looks at its neighbours, but never across a newline).
-- Tokens, for the tiktoken split patterns in `ADDITIVE_PATTERNS` only: tiktoken encodes each
-  match of its split pattern on its own, so the count of a text is the sum over those matches.
-  A piece ends in "\\n", and the only rules that can match a newline (a whitespace run ending in
-  newlines; punctuation followed by newlines, or by "/" in o200k) stop before "[" exactly as
-  they stop at the end of the text; the lookahead ``\\s+(?!\\S)`` and cl100k's ``\\s++$`` are
-  never the rule that matches a run ending in a newline. No rule looks behind, so the next
-  piece's matches are its own. Other counters (estimators that round, Hugging Face tokenizers)
-  count whole texts. tests/strategies/test_gssc_pieces.py checks both sums against whole-text counts.
+- Tokens, for tiktoken counters whose counts add up across a newline followed by a character
+  that is neither whitespace nor "/" ("[" is one), as `ctxlab.tokens.chunks` explains. Other
+  counters (estimators that round, Hugging Face tokenizers) count whole texts.
+  tests/strategies/test_gssc_pieces.py checks both sums against whole-text counts.
 """
 
 from __future__ import annotations
@@ -38,15 +34,6 @@ MIN_CUT_CHARS = 1024
 # a per-turn replay reuses a total within a few calls).
 TOTAL_ENTRIES = 256
 TOTAL_CHARS = 262_144
-ADDITIVE_PATTERNS = frozenset({
-    # o200k_base
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
-    r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
-    # cl100k_base
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]"""
-    r"""|\s+(?!\S)|\s""",
-})
 
 
 def pieces(text: str) -> list[str]:
@@ -59,10 +46,7 @@ def pieces(text: str) -> list[str]:
 
 def additive(counter: TokenCounter) -> bool:
     """Whether `counter` is a tiktoken counter whose split pattern makes piece counts add up."""
-    if type(counter) is not TiktokenCounter:
-        return False
-    encoding = getattr(getattr(counter, "_encode", None), "__self__", None)
-    return getattr(encoding, "_pat_str", None) in ADDITIVE_PATTERNS
+    return type(counter) is TiktokenCounter and counter.additive
 
 
 def text_counter(counter: TokenCounter) -> Count:

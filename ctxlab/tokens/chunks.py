@@ -1,0 +1,69 @@
+"""Exact counting of long texts as a sum of cached line chunks.
+
+Strategies emit new text made mostly of old text: a structured prompt re-renders the history, a
+summary quotes lines of tool output, a truncation keeps the head of a message, and per-turn
+replay builds nearly the same prompt again before every model call. Tokenizing each such text
+whole costs more than tokenizing the conversation itself; cut into chunks that recur, most of it
+is a cache hit instead (a per-turn replay of the bundled data tokenizes 24 M characters instead
+of 134 M).
+
+The cut must not change the count. tiktoken encodes each match of its split pattern on its own,
+so the count of a text is the sum over those matches, and counts add up across any cut no match
+crosses. For the patterns in `ADDITIVE_PATTERNS`, a cut right after a newline and before a
+character that is neither whitespace nor "/" is such a cut:
+
+- the only rules that can match a newline (a whitespace run ending in newlines; punctuation
+  followed by newlines, or by "/" in o200k) stop before such a character exactly as they stop
+  at the end of the text;
+- letter runs may open with one non-letter, but never with a newline;
+- the lookahead ``\\s+(?!\\S)`` and cl100k's ``\\s++$`` are never the rule that matches a run
+  ending in a newline, and no rule looks behind, so the matches after the cut are the same as
+  in the text after the cut alone.
+
+tests/tokens/test_chunks.py checks the sums against whole-text counts on every line break of the
+bundled data and on generated text. Other counters (estimators that round, Hugging Face
+tokenizers, other tiktoken patterns) count whole texts.
+
+Chunks are content-defined (whether a safe cut is taken depends only on the characters just
+before it, as in rsync or restic), so the same run of lines is cut the same way wherever it
+appears in a new text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+ADDITIVE_PATTERNS = frozenset({
+    # o200k_base
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+    r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+    # cl100k_base
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]"""
+    r"""|\s+(?!\S)|\s""",
+})
+# Shorter texts are tokenized whole: the chunk bookkeeping would cost more than it saves.
+SPLIT_CHARS = 2048
+SAFE_CUT = re.compile(r"\n(?=[^\s/])")
+_MIN_CHUNK = 256
+_WINDOW = 24  # characters before a cut that decide whether to take it
+_ONE_IN = 8  # about one safe cut in this many is taken: chunks of a few hundred characters
+
+
+def additive(encoding: Any) -> bool:
+    """Whether a tiktoken `Encoding`'s counts add up across `SAFE_CUT`s (its split pattern is one
+    of those checked above)."""
+    return getattr(encoding, "_pat_str", None) in ADDITIVE_PATTERNS
+
+
+def line_chunks(text: str) -> list[str]:
+    """`text` cut at content-defined safe cuts (one piece when it has none)."""
+    chunks, start = [], 0
+    for match in SAFE_CUT.finditer(text, _MIN_CHUNK):
+        end = match.end()
+        if end - start >= _MIN_CHUNK and hash(text[end - _WINDOW:end]) % _ONE_IN == 0:
+            chunks.append(text[start:end])
+            start = end
+    chunks.append(text[start:])
+    return chunks
