@@ -2,6 +2,8 @@
 
 - baseline: tokenize every distinct message of the bundled data once (fresh o200k_base counter,
   plain loop, one process); the goals are a final replay within 1.2x and a per-turn one within 2x;
+- floor: the same replay with only the `noop` strategy, the engine's own cost (loading, counting
+  the history, measuring every unit, writing the rows) with a strategy that does nothing;
 - peer: the per-turn sliding-window workload with langchain-core's `trim_messages` against
   ctxlab's `sliding_window` (same encoding, same per-message overhead); goal: ctxlab 10x faster;
 - scale (``--scale``): sharegpt and a generated mixed set replayed in final mode; wall time,
@@ -85,8 +87,9 @@ def baseline(messages: Sequence[Message]) -> Timing:
 
 
 def timed_replay(label: str, out_dir: Path, sources: Sequence[str], mode: str, *, workers: int,
-                 full: bool, limit: int | None = None) -> Timing:
-    """Wall time of one replay into a fresh database (pool start, loading and writing included)."""
+                 full: bool, limit: int | None = None, strategies: Sequence[str] | None = None) -> Timing:
+    """Wall time of one replay into a fresh database (pool start, loading and writing included),
+    through every deterministic strategy unless `strategies` are named."""
     from ctxlab.replay import replay
     from ctxlab.replay.plan import DEFAULT_ESTIMATORS
 
@@ -94,7 +97,7 @@ def timed_replay(label: str, out_dir: Path, sources: Sequence[str], mode: str, *
     for path in (db, db.with_suffix(".duckdb.wal")):
         path.unlink(missing_ok=True)
     started = time.perf_counter()
-    summary = replay(list(sources), deterministic_strategies(), BENCH_BUDGETS, references=[REFERENCE], mode=mode,
+    summary = replay(list(sources), list(strategies or deterministic_strategies()), BENCH_BUDGETS, references=[REFERENCE], mode=mode,
                      db=str(db), workers=workers, limit=limit, name=label, quality=full,
                      estimators=DEFAULT_ESTIMATORS if full else ())
     wall = time.perf_counter() - started
@@ -239,6 +242,10 @@ def run_bench(out_dir: str | Path = "bench", *, workers: int = 2, scale: bool = 
     base = baseline(distinct_messages(DEMO_SOURCES))
     yield f"baseline: {base.seconds:.2f} s to tokenize once ({base.detail})"
     for mode, goal in (("final", 1.2), ("per-turn", 2.0)):
+        echo(f"replaying {mode}-floor (noop only) ...")
+        floor = timed_replay(f"{mode}-floor", out, DEMO_SOURCES, mode, workers=workers, full=False, strategies=["noop"])
+        yield (f"{mode}-floor replay (noop only, the engine's own cost): {floor.seconds:.2f} s = "
+               f"{floor.seconds / base.seconds:.1f}x baseline")
         for full in (False, True):
             label = f"{mode}-{'complete' if full else 'core'}"
             echo(f"replaying {label} ...")

@@ -36,3 +36,12 @@ def test_langchain_counter_matches_ctxlab_overhead():
 def test_timed_replay_writes_a_fresh_database(tmp_path):
     t = bench.timed_replay("tiny", tmp_path, ["sample:chats"], "final", workers=0, full=False, limit=2)
     assert t.seconds > 0 and "2 conversations" in t.detail and (tmp_path / "tiny.duckdb").exists()
+
+
+def test_timed_replay_of_named_strategies_only(tmp_path):
+    from ctxlab import store
+
+    bench.timed_replay("floor", tmp_path, ["sample:chats"], "final", workers=0, full=False, limit=2,
+                       strategies=["noop"])
+    with store.reading(tmp_path / "floor.duckdb") as con:
+        assert con.execute("SELECT DISTINCT strategy FROM results").fetchall() == [("noop",)]
