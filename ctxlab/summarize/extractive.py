@@ -168,7 +168,7 @@ def _user_items(text: str) -> tuple[tuple[str, str, float, str], ...]:
         return ()
     # Constraint and decision sentences go to their own sections; the rest is the request,
     # verbatim when short (a message of rules only states no new request).
-    ruled = {s for s in sentences if h.CONSTRAINT.search(s) or h.DECISION.search(s)}
+    ruled = {s for s in sentences if h.holds(h.CONSTRAINT, s) or h.holds(h.DECISION, s)}
     request = h.lead("\n".join(s for s in sentences if s not in ruled), _REQUEST_CHARS)
     trivial = len(request.split()) <= 3 and not h.concreteness(request)
     out = [(GOAL, request, -3.0 if trivial else 1.0, "")] if request else []
@@ -213,13 +213,13 @@ def _classify_sentence(sentence: str, *, user: bool) -> list[tuple[str, str, flo
     density = h.concreteness(sentence)
     text = h.shorten(sentence, _SENTENCE_CHARS)
     bonus = min(density, 4) * 0.25
-    if h.DECISION.search(sentence):
+    if h.holds(h.DECISION, sentence):
         return [(DECISIONS, text, 1.0 + bonus, "")]
-    if h.CONSTRAINT.search(sentence) and (user or density):
+    if h.holds(h.CONSTRAINT, sentence) and (user or density):
         return [(CONSTRAINTS, text, (1.0 if user else 0.0) + bonus, "")]
-    if not user and h.NEXT.search(sentence):
+    if not user and h.holds(h.NEXT, sentence):
         return [(NEXT, text, 0.5 + bonus, "")]
-    if not user and h.PROGRESS.search(sentence):
+    if not user and h.holds(h.PROGRESS, sentence):
         return [(PROGRESS, text, 0.5 + bonus, "")]
     if density:
         return [(CONTEXT, text, (0.5 if user else 0.0) + bonus, "")]
