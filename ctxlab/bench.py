@@ -97,9 +97,9 @@ def timed_replay(label: str, out_dir: Path, sources: Sequence[str], mode: str, *
     for path in (db, db.with_suffix(".duckdb.wal")):
         path.unlink(missing_ok=True)
     started = time.perf_counter()
-    summary = replay(list(sources), list(strategies or deterministic_strategies()), BENCH_BUDGETS, references=[REFERENCE], mode=mode,
-                     db=str(db), workers=workers, limit=limit, name=label, quality=full,
-                     estimators=DEFAULT_ESTIMATORS if full else ())
+    summary = replay(list(sources), list(strategies or deterministic_strategies()), BENCH_BUDGETS,
+                     references=[REFERENCE], mode=mode, db=str(db), workers=workers, limit=limit, name=label,
+                     quality=full, estimators=DEFAULT_ESTIMATORS if full else ())
     wall = time.perf_counter() - started
     return Timing(label, wall, f"{summary.conversations:,} conversations, {summary.units:,} units, "
                                f"{summary.errors} errors; slowest strategy: {slowest_strategy(db, summary.run_id)}")
@@ -243,7 +243,8 @@ def run_bench(out_dir: str | Path = "bench", *, workers: int = 2, scale: bool = 
     yield f"baseline: {base.seconds:.2f} s to tokenize once ({base.detail})"
     for mode, goal in (("final", 1.2), ("per-turn", 2.0)):
         echo(f"replaying {mode}-floor (noop only) ...")
-        floor = timed_replay(f"{mode}-floor", out, DEMO_SOURCES, mode, workers=workers, full=False, strategies=["noop"])
+        floor = timed_replay(f"{mode}-floor", out, DEMO_SOURCES, mode, workers=workers, full=False,
+                             strategies=["noop"])
         yield (f"{mode}-floor replay (noop only, the engine's own cost): {floor.seconds:.2f} s = "
                f"{floor.seconds / base.seconds:.1f}x baseline")
         for full in (False, True):
