@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: setup demo test test-browser browser-deps bench dashboard report clean
+.PHONY: setup demo test lint test-browser browser-deps bench dashboard report clean
 
 setup: $(STAMP)
 
@@ -24,6 +24,10 @@ demo: setup
 test: setup browser-deps
 	@$(BIN)/python -m pytest -n 2 --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; fi; exit $$rc
+
+# The gate CI runs before the tests: pyflakes, isort, pyupgrade and bugbear rules.
+lint: setup
+	$(BIN)/ruff check ctxlab dashboard tests notebooks
 
 bench: setup
 	$(BIN)/ctxlab bench

@@ -17,7 +17,8 @@ import pandas as pd
 import streamlit as st
 
 from ctxlab import store
-from ctxlab.analysis import frames, tables as A
+from ctxlab.analysis import frames
+from ctxlab.analysis import tables as A
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Conversation
 

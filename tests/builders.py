@@ -109,7 +109,7 @@ class Convo:
             calls.append(ToolCall(f"call_{self._calls}", name, f'{{"arg": {self._calls}}}'))
             self._calls += 1
         self._add("assistant", text, tool_calls=tuple(calls))
-        for call, (_, output) in zip(calls, outputs):
+        for call, (_, output) in zip(calls, outputs, strict=False):
             self._add("tool", output, tool_call_id=call.id)
         return self
 

@@ -3,7 +3,7 @@
     from tests.provider_logs import billed_log, true_tokens
     conversation = billed_log(0)
 
-    from tests.provider_logs import logs_db  # the session fixture: a replay of such logs
+    logs_db  # the session fixture (a replay of such logs), registered in tests/conftest.py
 
 The "provider" bills each message as its o200k_base text tokens (content, tool-call names and
 arguments) plus `FRAMING` tokens, and every prompt also carries a `HIDDEN_SYSTEM`-token system

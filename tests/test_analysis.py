@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from ctxlab.analysis import explain, plots as P, tables as A
+from ctxlab.analysis import explain
+from ctxlab.analysis import plots as P
+from ctxlab.analysis import tables as A
 from ctxlab.strategies import get_strategy
 from tests.builders import Convo, cjk_text, huge_text
 

@@ -9,8 +9,7 @@ import pytest
 
 from ctxlab.errors import CtxlabError
 from ctxlab.report import write_report
-from tests.provider_logs import logs_db  # noqa: F401  (fixture)
-from tests.ui_fixtures import XSS_DATASET, XSS_ID, XSS_IMG, build_resultless_db, demo_db  # noqa: F401  (fixture)
+from tests.ui_fixtures import XSS_DATASET, XSS_ID, XSS_IMG, build_resultless_db
 
 
 class Tags(HTMLParser):

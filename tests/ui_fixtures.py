@@ -1,6 +1,6 @@
 """A small demo database shared by the notebook, report and dashboard tests.
 
-    from tests.ui_fixtures import demo_db  # in a conftest.py or test module
+    demo_db  # the session fixture, registered in tests/conftest.py
 
 Built once per test session through the replay API: three conversations of each bundled sample
 plus an XSS probe dataset (script tags, ``onerror`` attributes, markdown links in messages, ids,

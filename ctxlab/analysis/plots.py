@@ -127,7 +127,7 @@ def _tokens(value: float) -> str:
 
 
 def _variants(df: pd.DataFrame) -> list[tuple[str, str]]:
-    return sorted({(str(a), str(b)) for a, b in zip(df["label"], df["counter"])})
+    return sorted({(str(a), str(b)) for a, b in zip(df["label"], df["counter"], strict=False)})
 
 
 def _legend(fig: Figure, axes: Sequence[Axes], title: str = "strategy [counter]") -> None:
@@ -170,7 +170,7 @@ def retained_ratio_curves(ci: pd.DataFrame) -> Figure:
     modes = sorted(ci["mode"].unique())
     with _style():
         fig, axes = _facets(len(modes), legend_rows=_legend_rows(ci))
-        for ax, mode in zip(axes, modes):
+        for ax, mode in zip(axes, modes, strict=False):
             part = ci[ci["mode"] == mode]
             variants = _variants(part)
             for i, (label, counter) in enumerate(variants):
@@ -228,7 +228,7 @@ def overflow_heatmap(fits: pd.DataFrame) -> Figure:
     rows = fits.groupby(["label", "counter"]).ngroups
     with _style():
         fig, axes = _figure(len(refs), width=3.2 * len(refs) + 2.8, height=1.2 + 0.32 * rows)
-        for i, (ax, ref) in enumerate(zip(axes, refs)):
+        for i, (ax, ref) in enumerate(zip(axes, refs, strict=False)):
             matrix = _variant_matrix(fits[fits["reference"] == ref], "overflow_rate")
             _heatmap(ax, matrix, cmap="Reds", xlabel="token budget")
             ax.set_title(f"measured with {ref}")
@@ -310,7 +310,7 @@ def estimator_error_box(rows: pd.DataFrame, *, clip: tuple[float, float] = (-100
     counters = sorted(c for c in rows["counter"].unique())
     with _style():
         fig, axes = _figure(len(refs), width=4.3 * len(refs) + 1.5, height=1.4 + 0.38 * len(counters))
-        for ax, ref in zip(axes, refs):
+        for ax, ref in zip(axes, refs, strict=False):
             part = rows[(rows["reference"] == ref) & (rows["counter"] != ref)]
             names = [c for c in counters if c != ref and (part["counter"] == c).any()]
             data = [part.loc[part["counter"] == c, "error_pct"].clip(*clip).to_numpy() for c in names]
@@ -318,7 +318,7 @@ def estimator_error_box(rows: pd.DataFrame, *, clip: tuple[float, float] = (-100
             if data:
                 box = ax.boxplot(data, orientation="horizontal", tick_labels=names, showfliers=False,
                                  patch_artist=True, widths=0.6)
-                for patch, name in zip(box["boxes"], names):
+                for patch, name in zip(box["boxes"], names, strict=False):
                     patch.set_facecolor("#9ecae1" if name != "calibrated" else "#a1d99b")
             ax.axvline(0, color="black", lw=0.8)
             ax.set_xlim(*clip)
@@ -370,7 +370,7 @@ def near_budget_bars(near: pd.DataFrame) -> Figure:
             y = np.arange(len(counters)) + (i - (len(refs) - 1) / 2) * height
             ax.barh(y, part["overflow_rate"].fillna(0), height=height * 0.9, label=f"under {ref}",
                     color=_PALETTE[(i * 3) % len(_PALETTE)])
-            for yy, rate, n in zip(y, part["overflow_rate"], part["units"]):
+            for yy, rate, n in zip(y, part["overflow_rate"], part["units"], strict=False):
                 if not pd.isna(rate):
                     ax.text(rate + 0.01, yy, f"{rate:.0%} of {int(n)}", va="center", fontsize=7)
         ax.set_yticks(range(len(counters)), counters)
@@ -434,7 +434,7 @@ def summary_quality(quality: pd.DataFrame) -> Figure:
         return _empty(title, "no summary metrics in these results")
     with _style():
         fig, axes = _figure(len(panels), width=3.6 * len(panels) + 0.6, height=3.6 + 0.22 * _legend_rows(quality))
-        for ax, (column, name) in zip(axes, panels):
+        for ax, (column, name) in zip(axes, panels, strict=False):
             for label, counter in _variants(quality):
                 part = quality[(quality["label"] == label) & (quality["counter"] == counter)].sort_values("budget")
                 ax.plot(part["budget"], part[column], _line_style(counter), marker=_marker(counter), ms=3,
@@ -479,7 +479,7 @@ def _recall_panels(frame: pd.DataFrame, x: str, xlabel: str, ylabel: str, title:
     budgets = sorted(frame["budget"].unique())
     with _style():
         fig, axes = _facets(len(budgets), legend_rows=_legend_rows(frame))
-        for ax, budget in zip(axes, budgets):
+        for ax, budget in zip(axes, budgets, strict=False):
             part = frame[frame["budget"] == budget]
             for label, counter in _variants(part):
                 line = part[(part["label"] == label) & (part["counter"] == counter)].sort_values(x)
@@ -510,7 +510,7 @@ def cost_latency(cost: pd.DataFrame) -> Figure:
         y = np.arange(len(frame))
         ax.barh(y - 0.18, frame["p50_latency_ms"], height=0.36, color="#4c78a8", label="median")
         ax.barh(y + 0.18, frame["p95_latency_ms"], height=0.36, color="#f58518", label="p95")
-        for yy, spend in zip(y, frame["llm_cost_usd"]):
+        for yy, spend in zip(y, frame["llm_cost_usd"], strict=False):
             if spend and spend > 0:
                 ax.text(ax.get_xlim()[1], yy, f" ${spend:,.4f}", va="center", fontsize=7)
         ax.set_yticks(y, frame["variant"])

@@ -56,7 +56,7 @@ def _print_side_by_side(wide: pd.DataFrame, counter: str) -> None:
                                   "messages[:index])"), "conversation", "#", "index / at", "tokens before",
                            *(f"{c}\nrecall / tokens" for c in candidates))
     for row in wide.itertuples(index=False):
-        values = dict(zip(wide.columns, row))
+        values = dict(zip(wide.columns, row, strict=False))
         cells = [f"{_pct(values[f'{c} recall'])} / {_int(values[f'{c} tokens'])}" for c in candidates]
         table.add_row(str(values["conversation_id"]), str(values["compaction"]),
                       f"{values['cut_index']} / {values['at_index']}",

@@ -13,8 +13,8 @@ import sys
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich import box
+from rich.console import Console
 from rich.table import Table
 
 from ctxlab.cli.app import command, fail

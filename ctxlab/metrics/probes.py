@@ -83,15 +83,18 @@ def make_probes(conversation: Conversation, result: Any, *, upto: int | None = N
     # Keep every kind represented when trimming: artifact and continuation first, then alternate.
     fixed = [p for p in probes if p.kind in ("artifact", "continuation")]
     rest = [p for p in probes if p.kind not in ("artifact", "continuation")]
-    rest = [p for pair in zip(_of(rest, "decision"), _of(rest, "recall")) for p in pair] + \
+    rest = [p for pair in zip(_of(rest, "decision"), _of(rest, "recall"), strict=False) for p in pair] + \
         _tail(_of(rest, "decision"), _of(rest, "recall"))
     return (fixed + rest)[:max_probes]
+
+
+_RETRY = Retry()
 
 
 def run_probes(conversation: Conversation, result: Any, *, model: str | None = None,
                judge_model: str | None = None, api_base: str | None = None, api_key: str | None = None,
                cache: CallCache | str | None = None, upto: int | None = None, max_probes: int = 8,
-               retry: Retry = Retry(), tool_output_tokens: int = 4000) -> list[ProbeResult]:
+               retry: Retry = _RETRY, tool_output_tokens: int = 4000) -> list[ProbeResult]:
     """Answer and judge the probes of `result`; [] when no LLM is configured or nothing was lost."""
     answerer = Endpoint(model, api_base, api_key).resolve()
     if not configured(answerer):

@@ -85,7 +85,7 @@ def provider_deltas(conversation: Conversation) -> list[Delta]:
     # messages compact later, at `at` > `index`).
     cuts = _ints(_first(c.get("at"), c.get("index")) for c in meta.get("compactions") or () if isinstance(c, Mapping))
     thinking = _thinking_chars(conversation)
-    return [_delta(conversation.messages, a, b, cuts, thinking) for a, b in zip(calls, calls[1:])]
+    return [_delta(conversation.messages, a, b, cuts, thinking) for a, b in zip(calls, calls[1:], strict=False)]
 
 
 def provider_rows(conversation: Conversation, counters: Sequence[str | TokenCounter]) -> list[dict[str, Any]]:

@@ -121,7 +121,7 @@ def _ngram_f1(candidate: Sequence[str], reference: Sequence[str], n: int) -> flo
 def _ngrams(tokens: Sequence[str], n: int) -> Iterable[Any]:
     """Unigrams as the tokens themselves, longer n-grams as tuples (as rouge-score keys them;
     only equality matters here)."""
-    return tokens if n == 1 else zip(*(islice(tokens, i, None) for i in range(n)))
+    return tokens if n == 1 else zip(*(islice(tokens, i, None) for i in range(n)), strict=False)
 
 
 def _f1(matched: int, candidate_total: int, reference_total: int) -> float:

@@ -41,7 +41,14 @@ class RichProgress:
     def __init__(self, console: Any = None, *, total: int | None = None):
         from rich.console import Console
         from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress as Bars, SpinnerColumn, TextColumn, TimeElapsedColumn,
+            BarColumn,
+            MofNCompleteColumn,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+        from rich.progress import (
+            Progress as Bars,
         )
 
         self.console = console or Console(stderr=True)

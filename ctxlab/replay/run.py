@@ -138,7 +138,7 @@ def run(config: ReplayConfig, progress: Progress | None = None) -> RunSummary:
     for name in {*config.references, *(e.counter for e in entries)}:
         get_counter(name)  # an unknown or unloadable counter stops here, before any work
     estimators, notes = _estimators(config.estimators)
-    fingerprints = {d: info.fingerprint for d, info in zip(datasets, infos)}
+    fingerprints = {d: info.fingerprint for d, info in zip(datasets, infos, strict=False)}
     run_id, stored = run_identity(config, entries, fingerprints, estimators)
     name = config.name or f"replay-{run_id[:6]}"
     db = str(config.db or store.default_db())
@@ -193,7 +193,7 @@ def _work(config: ReplayConfig, writer: _Writer, progress: Progress, load: Calla
     Conversations an earlier invocation finished are skipped; skips are recorded even in strict
     mode, because a named dataset's known defects are skipped anyway.
     """
-    for source, dataset in zip(config.sources, datasets):
+    for source, dataset in zip(config.sources, datasets, strict=False):
         finished = done.get(dataset, set())
         conversations = load(source, strict=not config.skip_invalid, limit=config.limit,
                              on_skip=lambda where, reason, d=dataset: writer.skip(d, where, reason))

@@ -106,7 +106,7 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
     _conversation_rows(spec, state, rows, dataset, seq, conv, counts)
     n_units = 0
     summary_cache: dict = {}
-    for entry, strategy in zip(spec.entries, state.strategies):
+    for entry, strategy in zip(spec.entries, state.strategies, strict=False):
         counter = state.counters[entry.counter]
         for budget in spec.budgets:
             for mode in spec.modes:

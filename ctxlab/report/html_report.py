@@ -20,7 +20,10 @@ from typing import Any
 import pandas as pd
 
 from ctxlab import store
-from ctxlab.analysis import frames, logs as L, plots as P, tables as A
+from ctxlab.analysis import frames
+from ctxlab.analysis import logs as L
+from ctxlab.analysis import plots as P
+from ctxlab.analysis import tables as A
 from ctxlab.errors import CtxlabError
 from ctxlab.report import htmlkit as H
 from ctxlab.report.examples import example_conversations, examples_section
@@ -183,7 +186,7 @@ def headline_display(table: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str],
     """The headline table with the CI folded into one text column, and its headers and formats."""
     shown = table.assign(retained=[
         f"{r:.1%} [{lo:.1%}, {hi:.1%}]" if pd.notna(r) else "–"
-        for r, lo, hi in zip(table["retained_ratio"], table["retained_low"], table["retained_high"])])
+        for r, lo, hi in zip(table["retained_ratio"], table["retained_low"], table["retained_high"], strict=False)])
     columns = dict(HEADLINE)
     kinds = dict(HEADLINE_KINDS)
     for col in [c for c in table.columns if c.startswith("real_fit_")]:

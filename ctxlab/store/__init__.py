@@ -11,16 +11,36 @@ docs/store.md); the tables behind them may change between migrations.
 from __future__ import annotations
 
 from ctxlab.store.connect import (
-    DEFAULT_DB, connect, default_db, is_lock_error, reading, transaction, writing,
+    DEFAULT_DB,
+    connect,
+    default_db,
+    is_lock_error,
+    reading,
+    transaction,
+    writing,
 )
 from ctxlab.store.llm_cache import LLMCache, default_llm_cache, get_llm_call, open_llm_cache, put_llm_call
 from ctxlab.store.queries import (
-    compare_runs, conversation, conversations, estimator_summary, recorded_compactions, resolve_run, results,
-    runs, skips, strategy_summary, summaries,
+    compare_runs,
+    conversation,
+    conversations,
+    estimator_summary,
+    recorded_compactions,
+    resolve_run,
+    results,
+    runs,
+    skips,
+    strategy_summary,
+    summaries,
 )
 from ctxlab.store.schema import LATEST, MIGRATIONS, ROW_TABLES, arrow_schema, current_version, migrate
 from ctxlab.store.write import (
-    copy_llm_calls, done_keys, finish_run, insert_arrow, start_run, write_batch,
+    copy_llm_calls,
+    done_keys,
+    finish_run,
+    insert_arrow,
+    start_run,
+    write_batch,
 )
 
 __all__ = [

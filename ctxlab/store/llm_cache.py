@@ -63,7 +63,7 @@ def get_llm_call(con: LLMCache | duckdb.DuckDBPyConnection, key: str) -> dict[st
     row = _with(con, fetch)
     if row is None:
         return None
-    record = dict(zip(LLM_COLUMNS, row))
+    record = dict(zip(LLM_COLUMNS, row, strict=False))
     if isinstance(record.get("params"), str):
         record["params"] = json.loads(record["params"])
     return record

@@ -61,7 +61,7 @@ def write_batch(con: duckdb.DuckDBPyConnection, tables: Mapping[str, Iterable[pa
 
 
 def _insert_new_skips(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str, str, str]]) -> int:
-    new = pa.Table.from_pylist([dict(zip([c for c, _ in SKIPS], r)) for r in dict.fromkeys(rows)],
+    new = pa.Table.from_pylist([dict(zip([c for c, _ in SKIPS], r, strict=False)) for r in dict.fromkeys(rows)],
                                schema=arrow_schema(SKIPS))
     con.register("_ctxlab_new_skips", new)
     try:

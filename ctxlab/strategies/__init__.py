@@ -10,8 +10,18 @@ import importlib
 import pkgutil
 
 from ctxlab.strategies.base import (
-    BaseStrategy, CompressionResult, Event, Plan, Request, Strategy, StrategySpec,
-    get_strategy, list_strategies, parse_spec, register, strategy_params,
+    BaseStrategy,
+    CompressionResult,
+    Event,
+    Plan,
+    Request,
+    Strategy,
+    StrategySpec,
+    get_strategy,
+    list_strategies,
+    parse_spec,
+    register,
+    strategy_params,
 )
 
 _SHARED = {"base", "mechanics"}

@@ -87,7 +87,7 @@ class KeyMessage(BaseStrategy):
         roles = classify_units(messages, units, end, self.min_recent_messages)
         scores = score_messages(messages[:end], self.min_recent_messages)
         priority = [max(scores[i] for i in range(u.start, u.stop)) if r == "optional" else 0.0
-                    for u, r in zip(units, roles)]
+                    for u, r in zip(units, roles, strict=False)]
         editable = range(mechanics.system_prefix(messages), end)
         protected = mechanics.pinned(messages)
         for stage in STAGES[:3]:
@@ -121,7 +121,7 @@ class KeyMessage(BaseStrategy):
         """Fallback 3 (the last K rounds), then ctxlab's guarantee: the newest units that fit."""
         costs = unit_costs(units, counts)
         start = last_rounds_start(messages, mechanics.system_prefix(messages), self.fallback_rounds)
-        rounds = {k for k, (u, r) in enumerate(zip(units, roles))
+        rounds = {k for k, (u, r) in enumerate(zip(units, roles, strict=False))
                   if r == "pinned" or (r != "excluded" and u.start >= start)}
         if sum(costs[k] for k in rounds) <= available:
             return Extraction(gather_units(messages, units, rounds), "last_rounds")

@@ -130,7 +130,7 @@ def turns(messages: Sequence[Message], start: int = 0) -> list[Span]:
     bounds = [i for i in range(start, len(messages)) if messages[i].role == "user"]
     if not bounds or bounds[0] != start:
         bounds.insert(0, start)
-    return [Span(a, b) for a, b in zip(bounds, [*bounds[1:], len(messages)]) if a < b]
+    return [Span(a, b) for a, b in zip(bounds, [*bounds[1:], len(messages)], strict=False) if a < b]
 
 
 def keep_newest(costs: Sequence[int], available: int) -> int:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ctxlab.messages import Message
-from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
 from ctxlab.models import context_window
+from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
 from ctxlab.strategies.mechanics import call_names, truncate_head_tail, window_by_turns
 
 

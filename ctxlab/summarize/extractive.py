@@ -23,8 +23,19 @@ from ctxlab.summarize import heuristics as h
 from ctxlab.summarize.base import SummaryResult
 from ctxlab.summarize.message import unwrap
 from ctxlab.summarize.sections import (
-    COMMANDS, CONSTRAINTS, CONTEXT, DECISIONS, ERRORS, GOAL, MODIFIED, NEXT, PROGRESS, READ, SECTIONS,
-    parse_summary, render,
+    COMMANDS,
+    CONSTRAINTS,
+    CONTEXT,
+    DECISIONS,
+    ERRORS,
+    GOAL,
+    MODIFIED,
+    NEXT,
+    PROGRESS,
+    READ,
+    SECTIONS,
+    parse_summary,
+    render,
 )
 from ctxlab.summarize.toolcalls import classify, tool_names
 from ctxlab.tokens import TokenCounter

@@ -20,9 +20,9 @@ from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import clip_to_tokens
 from ctxlab.summarize import prompts
 from ctxlab.summarize.base import SummaryResult
-from ctxlab.summarize.message import unwrap
 from ctxlab.summarize.cache import CallCache, open_cache
 from ctxlab.summarize.client import Endpoint, Retry, complete
+from ctxlab.summarize.message import unwrap
 from ctxlab.summarize.sections import MODIFIED, READ, file_lists_block, parse_summary
 from ctxlab.summarize.serialize import TOOL_OUTPUT_TOKENS, serialize
 from ctxlab.summarize.toolcalls import file_operations

@@ -142,7 +142,7 @@ class CalibratedCounter(CachedCounter):
 
     def estimate(self, text: str) -> float:
         """The unrounded token estimate of a text."""
-        return sum(w * x for w, x in zip(self._weights, text_features(text)) if x) if text else 0.0
+        return sum(w * x for w, x in zip(self._weights, text_features(text), strict=False) if x) if text else 0.0
 
     def _count_text(self, text: str) -> int:
         return max(1, round(self.estimate(text)))
@@ -208,7 +208,7 @@ def fit_observations(rows: Sequence[Sequence[float]], actual: Sequence[float], r
     by non-negative least squares on relative error; `train_mape` is per observation."""
     x, y = np.asarray(rows, dtype=float), np.asarray(actual, dtype=float)
     solution = nnls(x / y[:, None], np.ones(len(y)))
-    weights = dict(zip(FEATURES, (float(v) for v in solution[:-2])))
+    weights = dict(zip(FEATURES, (float(v) for v in solution[:-2]), strict=False))
     estimated = np.round(x @ solution)
     return Calibration(weights, float(solution[-2]), float(solution[-1]), reply_priming, reference,
                        len(y), float(np.mean(np.abs(estimated - y) / y) * 100), fitted_on=fitted_on)
@@ -220,7 +220,7 @@ def span_features(messages: Sequence[Message]) -> list[float]:
     total = [0.0] * (len(FEATURES) + 2)
     for message in messages:
         row = [*message_features(message), 1, len(message.tool_calls)]
-        total = [a + b for a, b in zip(total, row)]
+        total = [a + b for a, b in zip(total, row, strict=False)]
     return total
 
 
@@ -228,7 +228,7 @@ def message_features(message: Message) -> list[int]:
     """Summed feature counts of every text in a message (content, name, tool-call names, arguments)."""
     total = [0] * len(FEATURES)
     for text in _message_texts(message):
-        total = [a + b for a, b in zip(total, text_features(text))]
+        total = [a + b for a, b in zip(total, text_features(text), strict=False)]
     return total
 
 

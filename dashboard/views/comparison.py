@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from ctxlab.analysis import plots as P, tables as A
+from ctxlab.analysis import plots as P
+from ctxlab.analysis import tables as A
 from dashboard import data, ui
 
 db, run_id, dataset, results, mode = ui.run_results("Strategy comparison")

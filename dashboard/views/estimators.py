@@ -3,7 +3,9 @@ and from what a provider billed (agent logs)."""
 
 import streamlit as st
 
-from ctxlab.analysis import logs as L, plots as P, tables as A
+from ctxlab.analysis import logs as L
+from ctxlab.analysis import plots as P
+from ctxlab.analysis import tables as A
 from dashboard import data, ui
 
 st.title("Estimator error")

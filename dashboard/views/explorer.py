@@ -61,7 +61,7 @@ cols = st.columns(6)
 cols[0].metric("tokens", f"{result.tokens_after:,}", f"{result.tokens_after - result.tokens_before:,}",
                delta_color="off", help=f"before: {result.tokens_before:,} ({variant['counter']})")
 cols[1].metric("fits", "yes" if result.fits else "no")
-for col, fate in zip(cols[2:], ("kept", "truncated", "dropped")):
+for col, fate in zip(cols[2:], ("kept", "truncated", "dropped"), strict=False):
     col.metric(fate, counts[fate])
 cols[5].metric("added", counts["summary"] + counts["marker"])
 if result.reason:

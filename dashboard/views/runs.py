@@ -20,7 +20,7 @@ config = info.get("config") or {}
 st.subheader(f"Run {ui.md(info.get('name') or run_id)}")
 cols = st.columns(5)
 for col, (label, key) in zip(cols, [("Status", "status"), ("Conversations", "conversations"), ("Units", "units"),
-                                    ("Errors", "errors"), ("Skipped inputs", "skips")]):
+                                    ("Errors", "errors"), ("Skipped inputs", "skips")], strict=False):
     value = info.get(key)
     col.metric(label, f"{value:,}" if isinstance(value, int) else str(value))
 

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from ctxlab.analysis import plots as P, tables as A
+from ctxlab.analysis import plots as P
+from ctxlab.analysis import tables as A
 from dashboard import ui
 
 _, _, _, results, mode = ui.run_results("Budget tuning")
@@ -12,7 +13,7 @@ overflow = right.slider("Allowed real overflow", 0.0, 0.5, 0.0, 0.01, key="max_o
 main = results[results["mode"] == mode]
 chosen = A.smallest_budget(main, target_recall=target, max_overflow=overflow)
 best = A.recommend_variant(chosen)
-variants = sorted({(str(a), str(b)) for a, b in zip(chosen["label"], chosen["counter"])})
+variants = sorted({(str(a), str(b)) for a, b in zip(chosen["label"], chosen["counter"], strict=False)})
 pick = st.selectbox("Strategy [counter]", variants, index=variants.index(best) if best in variants else 0,
                     format_func=lambda v: f"{v[0]} [{v[1]}]", key="tuning_variant")
 grid = A.budget_grid(main)

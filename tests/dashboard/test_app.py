@@ -173,7 +173,7 @@ def test_cli_dashboard_starts_streamlit_headless_on_localhost(demo_db: Path, tmp
     assert result.exit_code == 0, result.output
     cmd, env = calls[0]
     assert cmd[1:4] == ["-m", "streamlit", "run"] and cmd[4] == str(APP)
-    flags = dict(zip(cmd[5::2], cmd[6::2]))
+    flags = dict(zip(cmd[5::2], cmd[6::2], strict=False))
     assert flags == {"--server.headless": "true", "--server.address": "127.0.0.1", "--server.port": "8611",
                      "--browser.gatherUsageStats": "false"}
     assert env["CTXLAB_DB"] == str(demo_db.resolve())

@@ -9,7 +9,7 @@ import pytest
 
 from ctxlab.analysis.logs import COMPACTION_NOTE, PROVIDER_NOTE
 from tests.dashboard.test_app import no_errors, open_app
-from tests.provider_logs import MODEL, logs_db  # noqa: F401  (fixture)
+from tests.provider_logs import MODEL
 
 
 def test_estimator_page_offers_the_provider_as_a_reference(logs_db: Path, monkeypatch: pytest.MonkeyPatch):

@@ -14,8 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ctxlab.datasets import describe_source, list_samples, load_conversations
-from ctxlab.datasets import jsonstream, sources
+from ctxlab.datasets import describe_source, jsonstream, list_samples, load_conversations, sources
 from ctxlab.errors import CtxlabError, InvalidInputError, UnknownNameError
 
 BAD = Path(__file__).with_name("bad")

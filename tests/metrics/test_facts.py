@@ -4,7 +4,6 @@ messages the result does not keep whole)."""
 from __future__ import annotations
 
 import json
-import time
 from types import SimpleNamespace
 
 from ctxlab.messages import Conversation, Message, ToolCall

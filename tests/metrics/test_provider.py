@@ -29,7 +29,7 @@ def test_deltas_recover_the_message_tokens_plus_framing(seed):
     calls = conversation.meta["provider_calls"]
     deltas = provider_deltas(conversation)
     assert len(deltas) == len(calls) - 1 and all(d.skipped is None for d in deltas)
-    for d, a, b in zip(deltas, calls, calls[1:]):
+    for d, a, b in zip(deltas, calls, calls[1:], strict=False):
         span = conversation.messages[a["index"]:b["index"]]
         assert (d.start, d.end, d.model) == (a["index"], b["index"], MODEL)
         assert d.actual == sum(true_tokens(m) for m in span)

@@ -8,7 +8,6 @@ import nbformat
 import pytest
 
 from ctxlab.report.notebooks import NOTEBOOKS, execute, notebook_dir
-from tests.provider_logs import logs_db  # noqa: F401  (fixture)
 
 FOLDER = Path(__file__).resolve().parents[2] / "notebooks"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlab.strategies import register
 from ctxlab.strategies import base as strategy_base
+from ctxlab.strategies import register
 from tests.replay.helpers import Exploding, Stateful, agent_record, write_jsonl
 
 

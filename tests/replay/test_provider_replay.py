@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from ctxlab import store
-from ctxlab.analysis import frames, logs as L
+from ctxlab.analysis import frames
+from ctxlab.analysis import logs as L
 from ctxlab.metrics.provider import provider_deltas
 from ctxlab.replay import replay
-from tests.provider_logs import MODEL, billed_log, compacted_log, logs_db, true_tokens, write_logs  # noqa: F401
+from tests.provider_logs import MODEL, billed_log, compacted_log, true_tokens, write_logs
 
 PROVIDER = f"provider:{MODEL}"
 

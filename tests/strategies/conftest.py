@@ -37,7 +37,7 @@ texts = st.one_of(
 contents = st.one_of(texts, texts, texts, st.lists(texts, min_size=1, max_size=3).map(tuple))
 names = st.one_of(st.none(), st.none(), st.sampled_from(("alice", "bob_2")))
 arguments = st.one_of(st.just("{}"), st.builds(lambda n: f'{{"path": "src/mod_{n}.py"}}', st.integers(0, 99)),
-                      st.builds(lambda t: '{"q": "%s"}' % t, st.builds(cjk_text, st.integers(1, 30))))
+                      st.builds(lambda t: f'{{"q": "{t}"}}', st.builds(cjk_text, st.integers(1, 30))))
 
 
 class _Builder:

@@ -18,8 +18,8 @@ from ctxlab.strategies._gssc.packets import EVIDENCE, HISTORY, INSTRUCTIONS, TAS
 from ctxlab.strategies._gssc.select import Clock, Weights, mmr_order, recency, relevance, score, select
 from ctxlab.strategies._gssc.structure import DEFAULT_OUTPUT, custom, minimal, render_sections, sectioned
 from ctxlab.strategies.gssc import DEFAULT_GATHERERS, GSSC, RESULT_ID, available_tokens
-from ctxlab.tokens import get_counter
 from ctxlab.strategies.mechanics import pinned
+from ctxlab.tokens import get_counter
 from tests.builders import Convo, agent_session, prose
 from tests.strategies.conftest import budgets, conversations
 

@@ -17,8 +17,19 @@ from ctxlab.messages import Message, ToolCall, validate_messages
 from ctxlab.strategies import get_strategy, strategy_params
 from ctxlab.strategies._key_message_fallback import tool_preview, trim_text
 from ctxlab.strategies._key_message_scoring import (
-    CODE_BONUS, KEYWORD_BONUS, NUMBER_BONUS, PATH_BONUS, RECENCY_MAX_BONUS, REPEAT_PENALTY, VERBOSE_CHARS,
-    VERBOSE_PENALTY, base_score, content_bonus, recency_bonus, score_messages, tool_penalties,
+    CODE_BONUS,
+    KEYWORD_BONUS,
+    NUMBER_BONUS,
+    PATH_BONUS,
+    RECENCY_MAX_BONUS,
+    REPEAT_PENALTY,
+    VERBOSE_CHARS,
+    VERBOSE_PENALTY,
+    base_score,
+    content_bonus,
+    recency_bonus,
+    score_messages,
+    tool_penalties,
 )
 from ctxlab.strategies.key_message import KeyMessage, compress_historical, loop_start
 from ctxlab.strategies.mechanics import Usage, pinned

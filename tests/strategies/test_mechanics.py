@@ -9,8 +9,20 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ctxlab.strategies.mechanics import (
-    TRUNCATION_MARKER, CutPoint, Span, Usage, clip_to_tokens, drop_oldest_turns, find_cut_point, keep_newest,
-    newest_user, pinned, system_prefix, tool_groups, truncate_head_tail, turns,
+    TRUNCATION_MARKER,
+    CutPoint,
+    Span,
+    Usage,
+    clip_to_tokens,
+    drop_oldest_turns,
+    find_cut_point,
+    keep_newest,
+    newest_user,
+    pinned,
+    system_prefix,
+    tool_groups,
+    truncate_head_tail,
+    turns,
 )
 from ctxlab.tokens import get_counter
 from tests.builders import Convo, cjk_text, huge_text
@@ -164,7 +176,7 @@ def test_keep_newest_examples() -> None:
 def test_drop_oldest_turns_matches_keep_newest_on_span_sums(costs, cuts, available) -> None:
     bounds = sorted(set(cuts.draw(st.lists(st.integers(1, len(costs) - 1), max_size=5)) if len(costs) > 1 else []))
     edges = [0, *bounds, len(costs)]
-    spans = [Span(a, b) for a, b in zip(edges, edges[1:])]
+    spans = [Span(a, b) for a, b in zip(edges, edges[1:], strict=False)]
     drop = drop_oldest_turns(spans, costs, available)
     assert drop == keep_newest([sum(costs[s.start:s.stop]) for s in spans], available)
 

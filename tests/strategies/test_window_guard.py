@@ -11,10 +11,9 @@ from dataclasses import replace
 import pytest
 
 from ctxlab.errors import CtxlabError
-from ctxlab.strategies import get_strategy, strategy_params
-from ctxlab.strategies.mechanics import turns
 from ctxlab.models import context_window
-from ctxlab.strategies.mechanics import window_by_turns
+from ctxlab.strategies import get_strategy, strategy_params
+from ctxlab.strategies.mechanics import turns, window_by_turns
 from ctxlab.strategies.window_guard import WindowGuard
 from tests.builders import Convo, chat, huge_text
 

@@ -12,7 +12,17 @@ from hypothesis import strategies as st
 from ctxlab.messages import Message, ToolCall
 from ctxlab.summarize import get_summarizer
 from ctxlab.summarize.sections import (
-    COMMANDS, CONSTRAINTS, CONTEXT, DECISIONS, ERRORS, GOAL, MODIFIED, NEXT, PROGRESS, READ, parse_summary,
+    COMMANDS,
+    CONSTRAINTS,
+    CONTEXT,
+    DECISIONS,
+    ERRORS,
+    GOAL,
+    MODIFIED,
+    NEXT,
+    PROGRESS,
+    READ,
+    parse_summary,
 )
 from ctxlab.tokens import get_counter
 from tests.strategies.conftest import conversations

@@ -16,7 +16,14 @@ from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.messages import Conversation, Message, ToolCall
 from ctxlab.tokens import get_counter
 from ctxlab.tokens.calibrated import (
-    CALIBRATIONS, FEATURES, Calibration, CalibratedCounter, fit_calibration, load_calibrated, nnls, text_features,
+    CALIBRATIONS,
+    FEATURES,
+    CalibratedCounter,
+    Calibration,
+    fit_calibration,
+    load_calibrated,
+    nnls,
+    text_features,
 )
 
 SEEDS = ("chars4", "chars2", "chars3", "ascii_cjk")
@@ -38,7 +45,7 @@ CHINESE = (
 
 
 def test_features_of_a_known_text():
-    features = dict(zip(FEATURES, text_features("Hello wORLD 42\n  x=1; 你好！😀")))
+    features = dict(zip(FEATURES, text_features("Hello wORLD 42\n  x=1; 你好！😀"), strict=False))
     assert features["latin"] == 11 and features["upper"] == 5 and features["camel"] == 1
     assert features["digit"] == 3 and features["digit_runs"] == 2
     assert features["word_runs"] == 3 and features["newlines"] == 1 and features["space_runs"] == 1
@@ -48,7 +55,7 @@ def test_features_of_a_known_text():
 
 @given(st.text(max_size=60))
 def test_character_classes_partition_the_text(text):
-    counts = dict(zip(FEATURES, text_features(text)))
+    counts = dict(zip(FEATURES, text_features(text), strict=False))
     assert sum(counts[c] for c in CLASSES) == len(text)
     assert all(v >= 0 for v in counts.values())
 
@@ -143,7 +150,7 @@ def held_out_messages() -> list[tuple[str, Message]]:
     real = list(load_conversations("sharegpt", limit=300, on_skip=lambda *_: None))
     out = [("sharegpt", m) for c in real for m in c.messages]
     out += [("chinese", Message(role="user" if i % 2 else "assistant", content=text, id=f"zh{i}"))
-            for i, text in enumerate(CHINESE + tuple(a + b for a, b in zip(CHINESE, CHINESE[1:])))]
+            for i, text in enumerate(CHINESE + tuple(a + b for a, b in zip(CHINESE, CHINESE[1:], strict=False)))]
     modules = [json.decoder, textwrap, inspect]
     for i, module in enumerate(modules):
         source = inspect.getsource(module)

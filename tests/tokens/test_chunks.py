@@ -23,7 +23,7 @@ def whole(name: str, text: str) -> int:
 def cut_everywhere(text: str) -> list[str]:
     """`text` cut at every safe cut, the finest split the counters may use."""
     ends = [m.end() for m in chunks.SAFE_CUT.finditer(text)]
-    return [text[a:b] for a, b in zip([0, *ends], [*ends, len(text)])]
+    return [text[a:b] for a, b in zip([0, *ends], [*ends, len(text)], strict=False)]
 
 
 @pytest.mark.parametrize("name", ADDITIVE)

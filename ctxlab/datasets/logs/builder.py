@@ -134,4 +134,4 @@ class LogBuilder:
 
 def _call(index: int, model: str | None, usage: TokenUsage) -> dict[str, Any]:
     values = (index, model, usage.prompt, usage.output, usage.input, usage.cache_read, usage.cache_write)
-    return dict(zip(_CALL_KEYS, values))
+    return dict(zip(_CALL_KEYS, values, strict=False))

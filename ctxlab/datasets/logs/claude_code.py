@@ -16,8 +16,19 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
-from ctxlab.datasets.logs.common import (Line, LogError, LogFormat, LogSource, TokenUsage, as_int, entry, epoch,
-                                         field, first_str, tool_call)
+from ctxlab.datasets.logs.common import (
+    Line,
+    LogError,
+    LogFormat,
+    LogSource,
+    TokenUsage,
+    as_int,
+    entry,
+    epoch,
+    field,
+    first_str,
+    tool_call,
+)
 
 _ENTRY_TYPES = ("user", "assistant", "system", "summary")
 _CHAIN_KEYS = ("sessionId", "leafUuid", "parentUuid")

@@ -18,8 +18,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
-from ctxlab.datasets.logs.common import (Line, LogError, LogFormat, LogSource, TokenUsage, as_int, entry, epoch,
-                                         first_str, tool_call)
+from ctxlab.datasets.logs.common import (
+    Line,
+    LogError,
+    LogFormat,
+    LogSource,
+    TokenUsage,
+    as_int,
+    entry,
+    epoch,
+    first_str,
+    tool_call,
+)
 
 _LINE_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
 _ITEM_TYPES = ("message", "reasoning", "function_call", "function_call_output", "custom_tool_call",

@@ -15,8 +15,17 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
-from ctxlab.datasets.logs.common import (Line, LogFormat, LogSource, TokenUsage, compact_json, entry, epoch,
-                                         first_str, tool_call)
+from ctxlab.datasets.logs.common import (
+    Line,
+    LogFormat,
+    LogSource,
+    TokenUsage,
+    compact_json,
+    entry,
+    epoch,
+    first_str,
+    tool_call,
+)
 
 # Observations that tell the UI something but are not shown to the model as such.
 _NOT_CONTEXT = frozenset({"agent_state_changed", "null", "recall", "agent_condensation", "success"})

@@ -16,8 +16,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
-from ctxlab.datasets.logs.common import (Line, LogError, LogFormat, LogSource, TokenUsage, as_int, entry, epoch,
-                                         first_str, tool_call)
+from ctxlab.datasets.logs.common import (
+    Line,
+    LogError,
+    LogFormat,
+    LogSource,
+    TokenUsage,
+    as_int,
+    entry,
+    epoch,
+    first_str,
+    tool_call,
+)
 
 # What the model reads for a branch summary and a ``!`` shell command (pi's messages.ts).
 BRANCH_SUMMARY = ("The following is a summary of a branch that this conversation came back from:\n\n"

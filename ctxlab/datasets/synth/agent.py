@@ -12,7 +12,7 @@ import random
 
 from . import outputs
 from .failures import failure
-from .phrases import GOAL_OUTRO, P, SYSTEM_ENV, SYSTEM_INTRO, SYSTEM_RULES
+from .phrases import GOAL_OUTRO, SYSTEM_ENV, SYSTEM_INTRO, SYSTEM_RULES, P
 from .projects import PROJECTS, make_slots
 from .runner import passing_run
 from .session import Call, Session

@@ -9,13 +9,12 @@ from __future__ import annotations
 from . import outputs
 from .agent import GIANT, PATCH_TARGET, AgentSession
 from .bigout import big_output
-from .phrases import P, QUESTIONS, REQUIREMENTS
+from .phrases import QUESTIONS, REQUIREMENTS, P
 from .projects import PROJECT_KEYS, PROJECTS
 from .session import Call
 from .summary import MIN_FACTS, reference_summary, select_facts
 from .tools import tool_definitions
-from .util import (bounded_lognormal, every_nth, fill, pick, pick_lang, record_rng, rint, schedule,
-                   strip_markers)
+from .util import bounded_lognormal, every_nth, fill, pick, pick_lang, record_rng, rint, schedule, strip_markers
 
 # 13/20 English, 4/20 Chinese, 2/20 Japanese, 1/20 both (see util.schedule).
 AGENT_LANGS = ("en",) * 13 + ("zh",) * 4 + ("ja",) * 2 + ("mixed",)

@@ -117,10 +117,10 @@ class Session:
             "role": "assistant",
             "content": text,
             "tool_calls": [{"id": cid, "type": "function",
-                            "function": {"name": c.name, "arguments": _dumps(c.args)}} for cid, c in zip(ids, calls)],
+                            "function": {"name": c.name, "arguments": _dumps(c.args)}} for cid, c in zip(ids, calls, strict=False)],
         })
         self._record(facts, index, note)
-        for cid, c in zip(ids, calls):
+        for cid, c in zip(ids, calls, strict=False):
             self._append({"role": "tool", "tool_call_id": cid, "name": c.name, "content": c.output})
         return index
 

@@ -96,7 +96,7 @@ def parse_sections(text: str) -> Sections:
         return []
     sections: Sections = [("", text[:starts[0][0]])] if text[:starts[0][0]].strip() else []
     ends = [pos for pos, _ in starts[1:]] + [len(text)]
-    sections.extend((h, text[pos:end]) for (pos, h), end in zip(starts, ends))
+    sections.extend((h, text[pos:end]) for (pos, h), end in zip(starts, ends, strict=False))
     return sections
 
 

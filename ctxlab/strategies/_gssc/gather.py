@@ -17,7 +17,14 @@ from ctxlab.errors import UnknownNameError
 from ctxlab.messages import Message
 from ctxlab.strategies import mechanics
 from ctxlab.strategies._gssc.packets import (
-    EVIDENCE, HISTORY, INSTRUCTIONS, TASK, GatherInput, Packet, render, words,
+    EVIDENCE,
+    HISTORY,
+    INSTRUCTIONS,
+    TASK,
+    GatherInput,
+    Packet,
+    render,
+    words,
 )
 
 Gatherer = Callable[[GatherInput], Sequence[Packet]]
@@ -133,7 +140,7 @@ def bm25_counts(docs: Sequence[TermCounts], query: set[str], k1: float = BM25_K1
     df = Counter(t for tf in tfs for t in tf)
     idf = {t: math.log((len(docs) - n + 0.5) / (n + 0.5) + 1.0) for t, n in df.items()}
     scores = []
-    for d, tf in zip(docs, tfs):
+    for d, tf in zip(docs, tfs, strict=False):
         norm = k1 * (1.0 - b + b * d.length / avgdl)
         scores.append(sum(idf[t] * f * (k1 + 1.0) / (f + norm) for t, f in tf.items()))
     return scores

@@ -106,14 +106,16 @@ def mmr_order(packets: Sequence[Packet], lam: float) -> list[Packet]:
         sets = {id(p): set(words(p.content)) for p in pool}
         ranked: list[Packet] = []
         while pool:
-            def gain(p: Packet) -> float:
-                sim = max((_jaccard(sets[id(p)], sets[id(q)]) for q in ranked), default=0.0)
-                return lam * p.composite - (1.0 - lam) * sim
-            best = max(pool, key=gain)
+            best = max(pool, key=lambda p, ranked=ranked: _mmr_gain(p, ranked, sets, lam))
             ranked.append(best)
             pool.remove(best)
         ordered.extend(ranked)
     return ordered
+
+
+def _mmr_gain(p: Packet, ranked: Sequence[Packet], sets: dict[int, set[str]], lam: float) -> float:
+    sim = max((_jaccard(sets[id(p)], sets[id(q)]) for q in ranked), default=0.0)
+    return lam * p.composite - (1.0 - lam) * sim
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

@@ -7,7 +7,13 @@ import re
 from collections.abc import Sequence
 
 from ctxlab.strategies._gssc.packets import (
-    CUSTOM, EVIDENCE, HISTORY, INSTRUCTIONS, TASK, TASK_STATE, Packet,
+    CUSTOM,
+    EVIDENCE,
+    HISTORY,
+    INSTRUCTIONS,
+    TASK,
+    TASK_STATE,
+    Packet,
 )
 
 ROLE = "[Role & Policies]"
