@@ -1,6 +1,6 @@
-"""File readers: JSONL, JSON and Parquet files (and folders of them) as raw records with locations.
+"""File readers: JSONL, JSON and Parquet files decoded into raw records with locations.
 
-Agent logs among them (`ctxlab.datasets.logs`) are recognised by content and imported whole.
+`ctxlab.datasets.paths` chooses the reader of a file or folder (and recognises agent logs).
 
 A reader never raises on a bad record: it yields a `Raw` carrying the reason, and the loader
 decides whether that stops the load (strict) or is reported and skipped. Validation of the record
@@ -12,13 +12,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from ctxlab.datasets.jsonstream import iter_json_records
 from ctxlab.errors import CtxlabError
-
-if TYPE_CHECKING:
-    from ctxlab.datasets.logs.common import LogFormat
 
 SUFFIXES = (".jsonl", ".json", ".parquet", ".traj")
 # Columns that hold nested data; in Parquet they are either nested types or JSON strings.
@@ -43,52 +40,12 @@ class Raw(NamedTuple):
     error: str | None = None
 
 
-def read_path(path: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
-    """Records of a file, or of every supported file under a folder (recursively, sorted).
-
-    Agent logs are recognised by content and imported as one record each; an OpenHands session
-    folder inside a folder is one log.
-
-    Args:
-        path: the file or folder.
-        display: how locations name it (the path as the user wrote it).
-        fmt: a log format to force (``<format>:<path>``); a folder then reads only its files.
-    """
-    from ctxlab.datasets.logs import files as logs  # deferred: the log readers build on this module
-
-    if path.is_dir():
-        units = logs.folder_units(path, fmt)
-        if not units:
-            what = (f"{fmt.name} logs ({', '.join(fmt.suffixes)})" if fmt
-                    else ".jsonl, .json or .parquet files (or .traj logs)")
-            raise CtxlabError(f"{display}: no {what} in this folder")
-        return _read_units(units, path, display, fmt)
-    readers = {".jsonl": logs.read_jsonl_log, ".json": logs.read_json_log, ".traj": logs.read_json_log}
-    suffix = path.suffix.lower()
-    if fmt is not None and suffix not in fmt.suffixes:
-        raise CtxlabError(f"{display}: {fmt.name} logs are {' or '.join(fmt.suffixes)} files, not {suffix!r}")
-    if suffix == ".parquet":
-        return read_parquet(path, display)
-    if suffix not in readers:
-        raise CtxlabError(f"{display}: unsupported file type {path.suffix!r} "
-                          "(expected .jsonl, .json, .traj, .parquet or a folder of them)")
-    return readers[suffix](path, display, fmt)
-
-
 def folder_files(folder: Path) -> list[Path]:
     """The supported files under `folder`, sorted by relative path; hidden files and folders skipped."""
     files = [p for p in folder.rglob("*")
              if p.is_file() and p.suffix.lower() in SUFFIXES
              and not any(part.startswith(".") for part in p.relative_to(folder).parts)]
     return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
-
-
-def _read_units(units: list[Path], folder: Path, display: str, fmt: LogFormat | None) -> Iterator[Raw]:
-    from ctxlab.datasets.logs import files as logs
-
-    for unit in units:
-        shown = display if unit == folder else str(Path(display) / unit.relative_to(folder))
-        yield from logs.read_events_folder(unit, shown, fmt) if unit.is_dir() else read_path(unit, shown, fmt)
 
 
 def read_jsonl(path: Path, display: str) -> Iterator[Raw]:

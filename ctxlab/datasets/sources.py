@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 import ctxlab
 from ctxlab.datasets.logs import split_format
-from ctxlab.datasets.readers import Raw, drop_nulls, folder_files, read_json, read_path
+from ctxlab.datasets.paths import read_path
+from ctxlab.datasets.readers import Raw, drop_nulls, folder_files, read_json
 from ctxlab.errors import CtxlabError, UnknownNameError
 
 SAMPLE, HF, SHAREGPT = "sample:", "hf:", "sharegpt"

@@ -10,6 +10,7 @@ import importlib
 import pkgutil
 
 from ctxlab.strategies.base import (
+    STRATEGIES,
     BaseStrategy,
     CompressionResult,
     Event,
@@ -29,5 +30,5 @@ for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _SHARED and not _module.startswith("_"):
         importlib.import_module(f"{__name__}.{_module}")
 
-__all__ = ["BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
+__all__ = ["STRATEGIES", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
            "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params"]

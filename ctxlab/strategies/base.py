@@ -10,13 +10,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
-from ctxlab.errors import CtxlabError, UnknownNameError
+from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message, as_messages
+from ctxlab.registry import Registry, parse_spec
 from ctxlab.tokens import TokenCounter, get_counter
 
 Tools = Sequence[Mapping[str, Any]]
@@ -230,99 +231,43 @@ def _spec_value(value: Any) -> Any:
 
 # ---- registry ---------------------------------------------------------------------------------
 
-_REGISTRY: dict[str, type[BaseStrategy]] = {}
+
+def _load_builtins() -> None:
+    import ctxlab.strategies  # noqa: F401  (registers the built-in strategies on import)
 
 
-def register(name: str):
+STRATEGIES: Registry[type[BaseStrategy]] = Registry("strategy", load=_load_builtins)
+
+
+def register(name: str) -> Callable[[type[BaseStrategy]], type[BaseStrategy]]:
     """Class decorator: register a strategy dataclass under `name`."""
 
     def decorate(cls: type[BaseStrategy]) -> type[BaseStrategy]:
-        if name in _REGISTRY:
-            raise CtxlabError(f"strategy {name!r} is registered twice")
         cls.name = name
-        _REGISTRY[name] = cls
-        return cls
+        return STRATEGIES.register(name)(cls)
 
     return decorate
 
 
 def list_strategies() -> list[str]:
     """Registered strategy names, sorted."""
-    _load_builtins()
-    return sorted(_REGISTRY)
+    return STRATEGIES.names()
 
 
 def strategy_params(name: str) -> dict[str, Any]:
     """A strategy's parameters and their defaults."""
-    cls = _strategy_class(name)
-    return {f.name: (f.default if f.default is not dataclasses.MISSING else f.default_factory())  # type: ignore[misc]
-            for f in dataclasses.fields(cls) if f.init}
+    return STRATEGIES.parameters(name)
 
 
-def get_strategy(name: str, **params: Any) -> BaseStrategy:
-    """Build a registered strategy; also accepts ``"name:key=value,..."`` as `name`.
+def get_strategy(name: str | Mapping[str, Any], **params: Any) -> BaseStrategy:
+    """Build a registered strategy; also accepts ``"name:key=value,..."`` or ``{"name", "params"}``.
 
     Raises:
         UnknownNameError: unknown strategy, or a parameter it does not have (lists the valid ones).
         CtxlabError: a parameter value of the wrong type.
     """
-    if ":" in name:
-        name, parsed = parse_spec(name)
-        params = {**parsed, **params}
-    cls = _strategy_class(name)
-    defaults = strategy_params(name)
-    for key in params:
-        if key not in defaults:
-            raise UnknownNameError(f"parameter of strategy {name!r}", key, list(defaults))
-    try:
-        return cls(**{k: _coerce(v, defaults[k], k) for k, v in params.items()})
-    except (TypeError, ValueError) as exc:
-        raise CtxlabError(f"strategy {name!r}: {exc}") from exc
+    return STRATEGIES.build(name, **params)
 
 
-def parse_spec(text: str) -> tuple[str, dict[str, Any]]:
-    """Parse ``name:key=value,key=value`` (values are JSON where they parse, else strings)."""
-    name, _, rest = text.partition(":")
-    params: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise CtxlabError(f"strategy spec {text!r}: expected key=value, got {item!r}")
-        try:
-            params[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            params[key.strip()] = value.strip()
-    return name.strip(), params
-
-
-def _coerce(value: Any, default: Any, key: str) -> Any:
-    """Make CLI strings and JSON numbers match the parameter's default type."""
-    if isinstance(default, bool):
-        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
-            return value.lower() in ("true", "1", "yes")
-        if not isinstance(value, bool):
-            raise ValueError(f"{key} must be true or false, not {value!r}")
-        return value
-    if isinstance(default, int | float) and not isinstance(value, bool):
-        try:
-            return type(default)(value) if isinstance(value, str | int | float) else value
-        except ValueError:
-            raise ValueError(f"{key} must be a number, not {value!r}") from None
-    if isinstance(default, tuple) and isinstance(value, list):
-        return tuple(value)
-    return value
-
-
-def _strategy_class(name: str) -> type[BaseStrategy]:
-    _load_builtins()
-    if name not in _REGISTRY:
-        raise UnknownNameError("strategy", name, list(_REGISTRY))
-    return _REGISTRY[name]
-
-
-def _load_builtins() -> None:
-    import ctxlab.strategies  # noqa: F401  (registers the built-in strategies on import)
-
-
-__all__ = ["BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
+__all__ = ["STRATEGIES", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
            "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params"]

@@ -14,20 +14,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from ctxlab.errors import CtxlabError, UnknownNameError
+from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message, as_messages
 from ctxlab.strategies import mechanics
 from ctxlab.strategies._gssc import compress as compress_phase
-from ctxlab.strategies._gssc import structure
-from ctxlab.strategies._gssc.gather import Gatherer, gather, gather_input, register_gatherer, resolve_gatherers
+from ctxlab.strategies._gssc.gather import GATHERERS, Gatherer, gather, gather_input, resolve_gatherers
 from ctxlab.strategies._gssc.packets import GatherInput, Packet, render
 from ctxlab.strategies._gssc.pieces import message_counter, text_counter
 from ctxlab.strategies._gssc.select import Weights, clock_of, score, select
+from ctxlab.strategies._gssc.structure import STRUCTURERS
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, Tools, register
 from ctxlab.tokens import TokenCounter, get_counter
 
 RESULT_ID = "gssc_context"
-STRUCTURERS = ("sectioned", "minimal", "custom")
 DEFAULT_GATHERERS = ("instructions", "task", "history", "retrieval")
 PINNED_GATHERERS = ("instructions", "task")
 RETRIES = 3  # re-fits when a counter's message count is not quite text count + message overhead
@@ -89,8 +88,7 @@ class GSSC(BaseStrategy):
     seed_counter: ClassVar[str] = "cl100k_base"
 
     def __post_init__(self) -> None:
-        if self.structurer not in STRUCTURERS:
-            raise UnknownNameError("gssc structurer", self.structurer, STRUCTURERS)
+        STRUCTURERS.get(self.structurer)
         object.__setattr__(self, "gatherers", tuple(self.gatherers))
         resolve_gatherers(self.gatherers)
         if self.structurer == "custom" and self.template and "{{instructions}}" not in self.template:
@@ -115,7 +113,7 @@ class GSSC(BaseStrategy):
         scored = score(packets, inp.query, clock_of(request.messages), weights, count)
         selected = select(scored, limit, min_relevance=self.min_relevance, filter_history=self.filter_history,
                           mmr_lambda=self.mmr_lambda if self.enable_mmr else None)
-        text, sections = self._structure(selected, inp.query)
+        text, sections = STRUCTURERS.get(self.structurer)(selected, inp.query, self.template, self.output_template)
         done = (compress_phase.compress(text, limit, count, sections)
                 if self.enable_compression else compress_phase.Compressed(text))
         return Built(done.text, inp, len(packets), tuple(selected), done.cuts)
@@ -151,16 +149,6 @@ class GSSC(BaseStrategy):
                 return built
             limit -= over
         return None
-
-    def _structure(self, selected: Sequence[Packet], query: str) -> tuple[str, list[tuple[str, str]] | None]:
-        """The context text, and its sections when the compressor should not re-parse them (``[]``:
-        the minimal layout has none, so it is cut by lines; None: parse the custom template's)."""
-        if self.structurer == "sectioned":
-            sections = structure.sectioned(selected, query, self.output_template)
-            return structure.render_sections(sections), sections
-        if self.structurer == "minimal":
-            return structure.minimal(selected, query), []
-        return structure.custom(selected, query, self.template, self.output_template), None
 
 
 class Accounting(NamedTuple):
@@ -211,4 +199,4 @@ def _payload(built: Built, available: int, after: int) -> dict[str, Any]:
             "cuts": [list(c) for c in built.cuts], "output_tokens": after, "fallback": None}
 
 
-__all__ = ["GSSC", "GatherInput", "Gatherer", "Packet", "available_tokens", "register_gatherer"]
+__all__ = ["GATHERERS", "GSSC", "GatherInput", "Gatherer", "Packet", "STRUCTURERS", "available_tokens"]

@@ -14,15 +14,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ctxlab.errors import CtxlabError, UnknownNameError
+from ctxlab.errors import CtxlabError
+from ctxlab.registry import Registry
 from ctxlab.summarize.base import Summarizer, SummaryResult
 
-_NAMES = ("extractive", "llm")
+# Lazy entries: the LLM summarizer's module imports the litellm client only when built.
+SUMMARIZERS: Registry[type[Summarizer]] = Registry("summarizer")
+SUMMARIZERS.register("extractive", "ctxlab.summarize.extractive:ExtractiveSummarizer")
+SUMMARIZERS.register("llm", "ctxlab.summarize.llm:LLMSummarizer")
 
 
 def list_summarizers() -> list[str]:
     """Names `get_summarizer` accepts."""
-    return list(_NAMES)
+    return SUMMARIZERS.names()
 
 
 def get_summarizer(summarizer: str | Mapping[str, Any] | Summarizer = "extractive", **params: Any) -> Summarizer:
@@ -37,29 +41,9 @@ def get_summarizer(summarizer: str | Mapping[str, Any] | Summarizer = "extractiv
         if params:
             raise CtxlabError("parameters cannot be applied to a summarizer object")
         return summarizer
-    if isinstance(summarizer, Mapping):
-        name, parsed = str(summarizer.get("name", "")), dict(summarizer.get("params") or {})
-    elif isinstance(summarizer, str):
-        from ctxlab.strategies.base import parse_spec
-
-        name, parsed = parse_spec(summarizer) if ":" in summarizer else (summarizer, {})
-    else:
+    if not isinstance(summarizer, str | Mapping):
         raise CtxlabError(f"summarizer must be a name or a Summarizer, not {type(summarizer).__name__}")
-    params = {**parsed, **params}
-    if name == "extractive":
-        from ctxlab.summarize.extractive import ExtractiveSummarizer as cls
-    elif name == "llm":
-        from ctxlab.summarize.llm import LLMSummarizer as cls
-    else:
-        raise UnknownNameError("summarizer", name, list(_NAMES))
-    valid = [f for f in cls.__dataclass_fields__ if not f.startswith("_")]
-    for key in params:
-        if key not in valid:
-            raise UnknownNameError(f"parameter of summarizer {name!r}", key, valid)
-    try:
-        return cls(**params)
-    except (TypeError, ValueError) as exc:
-        raise CtxlabError(f"summarizer {name!r}: {exc}") from exc
+    return SUMMARIZERS.build(summarizer, **params)
 
 
-__all__ = ["Summarizer", "SummaryResult", "get_summarizer", "list_summarizers"]
+__all__ = ["SUMMARIZERS", "Summarizer", "SummaryResult", "get_summarizer", "list_summarizers"]

@@ -11,6 +11,7 @@ import functools
 from collections.abc import Callable
 
 from ctxlab.errors import UnknownNameError
+from ctxlab.registry import Registry
 from ctxlab.tokens.base import CachedCounter, TokenCounter
 from ctxlab.tokens.estimators import AsciiCjk, Chars2, Chars3, Chars4
 from ctxlab.tokens.exact import HFCounter, TiktokenCounter, claude_legacy
@@ -18,34 +19,34 @@ from ctxlab.tokens.exact import HFCounter, TiktokenCounter, claude_legacy
 ESTIMATORS = ("chars4", "chars2", "chars3", "ascii_cjk")
 EXACT = ("o200k_base", "cl100k_base", "claude_legacy")
 
-_FACTORIES: dict[str, Callable[[], TokenCounter]] = {
-    "chars4": Chars4,
-    "chars2": Chars2,
-    "chars3": Chars3,
-    "ascii_cjk": AsciiCjk,
-    "o200k_base": lambda: TiktokenCounter("o200k_base"),
-    "cl100k_base": lambda: TiktokenCounter("cl100k_base"),
-    "claude_legacy": claude_legacy,
-}
+# Factories by name. ``hf`` and ``calibrated`` take an argument after the colon
+# (``hf:<tokenizer.json>``, ``calibrated:<reference or path.json>``).
+COUNTERS: Registry[Callable[..., TokenCounter]] = Registry("counter")
+for _name, _factory in (("chars4", Chars4), ("chars2", Chars2), ("chars3", Chars3), ("ascii_cjk", AsciiCjk),
+                        ("o200k_base", lambda: TiktokenCounter("o200k_base")),
+                        ("cl100k_base", lambda: TiktokenCounter("cl100k_base")),
+                        ("claude_legacy", claude_legacy),
+                        ("hf", lambda path: HFCounter(path, name=f"hf:{path}")),
+                        ("calibrated", "ctxlab.tokens.calibrated:load_calibrated")):
+    COUNTERS.register(_name, _factory)
+_WITH_ARGUMENT = {"hf": None, "calibrated": "o200k_base"}  # the argument's default, None if required
 
 
 def list_counters() -> list[str]:
     """Names `get_counter` accepts (plus the ``hf:<path>`` and ``calibrated:<x>`` forms)."""
-    return [*_FACTORIES, "calibrated"]
+    return [n for n in COUNTERS.names() if n != "hf"]
 
 
 @functools.lru_cache(maxsize=64)
 def _build(name: str) -> TokenCounter:
-    if name in _FACTORIES:
-        return _FACTORIES[name]()
-    if name.startswith("hf:"):
-        return HFCounter(name[3:], name=name)
-    if name == "calibrated" or name.startswith("calibrated:"):
-        from ctxlab.tokens.calibrated import load_calibrated
-
-        return load_calibrated(name.partition(":")[2] or "o200k_base")
+    base, _, argument = name.partition(":")
+    if base in _WITH_ARGUMENT:
+        argument = argument or _WITH_ARGUMENT[base] or ""
+        if argument:
+            return COUNTERS.get(base)(argument)
+    elif base in COUNTERS and not argument:
+        return COUNTERS.get(base)()
     raise UnknownNameError("counter", name, [*list_counters(), "hf:<tokenizer.json>", "calibrated:<path>"])
-
 
 def get_counter(counter: str | TokenCounter) -> TokenCounter:
     """The counter of that name (one shared, cached instance per name), or `counter` itself.
@@ -62,4 +63,4 @@ def get_counter(counter: str | TokenCounter) -> TokenCounter:
     raise TypeError(f"counter must be a name or a TokenCounter, not {type(counter).__name__}")
 
 
-__all__ = ["CachedCounter", "TokenCounter", "get_counter", "list_counters", "ESTIMATORS", "EXACT"]
+__all__ = ["COUNTERS", "CachedCounter", "TokenCounter", "get_counter", "list_counters", "ESTIMATORS", "EXACT"]

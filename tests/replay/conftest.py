@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlab.strategies import base as strategy_base
-from ctxlab.strategies import register
+from ctxlab.strategies import STRATEGIES, register
 from tests.replay.helpers import Exploding, Stateful, agent_record, write_jsonl
 
 
@@ -22,4 +21,4 @@ def fake_strategies():
         register(name)(cls)
     yield list(names)
     for name in names:
-        strategy_base._REGISTRY.pop(name, None)
+        STRATEGIES.unregister(name)

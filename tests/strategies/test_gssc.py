@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.messages import Message, validate_messages
 from ctxlab.strategies import Request, get_strategy, strategy_params
-from ctxlab.strategies._gssc import GatherInput, Packet, bm25, register_gatherer, words
+from ctxlab.strategies._gssc import GATHERERS, GatherInput, Packet, bm25, words
 from ctxlab.strategies._gssc.compress import TRUNCATED, compress, compress_sections, simple_compress
 from ctxlab.strategies._gssc.packets import EVIDENCE, HISTORY, INSTRUCTIONS, TASK, TASK_STATE
 from ctxlab.strategies._gssc.select import Clock, Weights, mmr_order, recency, relevance, score, select
@@ -277,7 +277,7 @@ def test_a_cut_context_marks_messages_truncated() -> None:
 
 
 def test_plugged_in_gatherers() -> None:
-    @register_gatherer("test_notes")
+    @GATHERERS.register("test_notes")
     def notes(inp: GatherInput) -> list[Packet]:
         return [Packet(f"Blocked on review of {len(inp.history)} messages", TASK_STATE, source="note")]
 

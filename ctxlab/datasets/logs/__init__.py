@@ -17,9 +17,11 @@ from typing import Any
 
 from ctxlab.datasets.logs import claude_code, codex, openhands, pi, swe_agent
 from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource
+from ctxlab.registry import Registry
 
-FORMATS: dict[str, LogFormat] = {f.name: f for f in (
-    claude_code.FORMAT, codex.FORMAT, pi.FORMAT, swe_agent.FORMAT, openhands.FORMAT)}
+FORMATS: Registry[LogFormat] = Registry("log format")
+for _format in (claude_code.FORMAT, codex.FORMAT, pi.FORMAT, swe_agent.FORMAT, openhands.FORMAT):
+    FORMATS.register(_format.name, _format)
 
 
 def detect(values: list[Any], container: str) -> LogFormat | None:
@@ -32,19 +34,19 @@ def detect(values: list[Any], container: str) -> LogFormat | None:
     """
     if any(isinstance(v, Mapping) and ("messages" in v or "conversations" in v) for v in values):
         return None  # a ctxlab / OpenAI / ShareGPT record, whatever else it carries
-    return next((f for f in FORMATS.values() if f.container == container and f.detect(values)), None)
+    return next((f for f in map(FORMATS.get, FORMATS) if f.container == container and f.detect(values)), None)
 
 
 def split_format(source: str) -> tuple[LogFormat | None, str]:
     """``"codex:~/x"`` -> (the codex format, ``"~/x"``); any other source -> (None, source)."""
     name, sep, rest = source.partition(":")
-    fmt = FORMATS.get(name) if sep else None
+    fmt = FORMATS.get(name) if sep and name in FORMATS else None
     return (fmt, rest) if fmt is not None and rest else (None, source)
 
 
 def list_formats() -> list[str]:
     """Names usable as ``<format>:<path>``."""
-    return sorted(FORMATS)
+    return FORMATS.names()
 
 
 __all__ = ["FORMATS", "Line", "LogError", "LogFormat", "LogSource", "detect", "list_formats", "split_format"]

@@ -51,7 +51,7 @@ def read_events_folder(folder: Path, display: str, fmt: LogFormat | None = None)
     Unless the format is forced, a folder whose first event file is not an OpenHands event is read
     as ordinary files.
     """
-    openhands = FORMATS["openhands"]
+    openhands = FORMATS.get("openhands")
     raws = itertools.chain.from_iterable(read_json(f, f"{display}/{f.relative_to(folder).as_posix()}")
                                          for f in event_files(folder))
     first = next(raws, None)

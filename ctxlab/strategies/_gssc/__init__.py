@@ -5,8 +5,7 @@ gatherers, the gatherer registry), select (scores, filter, greedy fill, MMR), st
 minimal, custom templates), compress (section truncation, halve then delete).
 """
 
-from ctxlab.strategies._gssc.gather import Gatherer, bm25, list_gatherers, register_gatherer, resolve_gatherers
+from ctxlab.strategies._gssc.gather import GATHERERS, Gatherer, bm25, resolve_gatherers
 from ctxlab.strategies._gssc.packets import GatherInput, Packet, render, words
 
-__all__ = ["GatherInput", "Gatherer", "Packet", "bm25", "list_gatherers", "register_gatherer", "render",
-           "resolve_gatherers", "words"]
+__all__ = ["GATHERERS", "GatherInput", "Gatherer", "Packet", "bm25", "render", "resolve_gatherers", "words"]

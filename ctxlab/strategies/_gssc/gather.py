@@ -1,7 +1,7 @@
 """Gather: the seed's built-in gatherers, a BM25 retrieval gatherer over older messages, a registry.
 
 A gatherer is any callable ``(GatherInput) -> Sequence[Packet]``. Register one by name with
-``@register_gatherer("name")`` so that a strategy spec naming it can be rebuilt (specs store
+``@GATHERERS.register("name")`` so that a strategy spec naming it can be rebuilt (specs store
 gatherers by name); an unregistered callable still works, but its spec cannot be replayed.
 """
 
@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ctxlab.errors import UnknownNameError
 from ctxlab.messages import Message
+from ctxlab.registry import Registry
 from ctxlab.strategies import mechanics
 from ctxlab.strategies._gssc.packets import (
     EVIDENCE,
@@ -31,7 +31,7 @@ Gatherer = Callable[[GatherInput], Sequence[Packet]]
 BM25_K1 = 1.5
 BM25_B = 0.75
 
-_GATHERERS: dict[str, Gatherer] = {}
+GATHERERS: Registry[Gatherer] = Registry("gssc gatherer")
 
 
 class TermCounts(NamedTuple):
@@ -41,38 +41,16 @@ class TermCounts(NamedTuple):
     length: int
 
 
-def register_gatherer(name: str) -> Callable[[Gatherer], Gatherer]:
-    """Decorator: make a gatherer available to ``gssc(gatherers=(..., name))``."""
-
-    def decorate(fn: Gatherer) -> Gatherer:
-        _GATHERERS[name] = fn
-        return fn
-
-    return decorate
-
-
-def list_gatherers() -> list[str]:
-    return sorted(_GATHERERS)
-
-
 def resolve_gatherers(spec: Sequence[str | Gatherer]) -> list[Gatherer]:
     """Gatherer callables for names or callables.
 
     Raises:
         UnknownNameError: a name that is not registered.
     """
-    resolved = []
-    for item in spec:
-        if callable(item):
-            resolved.append(item)
-        elif item in _GATHERERS:
-            resolved.append(_GATHERERS[item])
-        else:
-            raise UnknownNameError("gssc gatherer", str(item), list(_GATHERERS))
-    return resolved
+    return [item if callable(item) else GATHERERS.get(item) for item in spec]
 
 
-@register_gatherer("instructions")
+@GATHERERS.register("instructions")
 def instructions_gatherer(inp: GatherInput) -> list[Packet]:
     """The system prompt as the P0 instructions packet (seed's InstructionsGatherer)."""
     if not inp.instructions:
@@ -81,7 +59,7 @@ def instructions_gatherer(inp: GatherInput) -> list[Packet]:
                    metadata={"source_ids": tuple(m.id for m in inp.instruction_messages)})]
 
 
-@register_gatherer("task")
+@GATHERERS.register("task")
 def task_gatherer(inp: GatherInput) -> list[Packet]:
     """The current query as the P0 task packet (seed's TaskGatherer)."""
     if not inp.query or inp.query_message is None:
@@ -90,7 +68,7 @@ def task_gatherer(inp: GatherInput) -> list[Packet]:
     return [Packet(inp.query, TASK, timestamp=m.timestamp, source="task", metadata={"source_ids": (m.id,)})]
 
 
-@register_gatherer("history")
+@GATHERERS.register("history")
 def history_gatherer(inp: GatherInput) -> list[Packet]:
     """The last `max_history_messages` messages as ONE packet of ``[role] content`` lines (seed's
     HistoryGatherer formats the history as a single packet)."""
@@ -103,7 +81,7 @@ def history_gatherer(inp: GatherInput) -> list[Packet]:
                    metadata={"message_count": len(window), "source_ids": tuple(m.id for m in window)})]
 
 
-@register_gatherer("retrieval")
+@GATHERERS.register("retrieval")
 def retrieval_gatherer(inp: GatherInput) -> list[Packet]:
     """The `top_k` older messages (outside the history window) that best match the query by BM25,
     as evidence packets (the role the seed's RAGGatherer plays for an external store)."""

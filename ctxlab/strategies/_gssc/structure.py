@@ -1,11 +1,13 @@
-"""Structure: the seed's three structurers. Section headers and the Chinese lead-ins are the seed's
+"""Structure: the seed's three structurers, registered in `STRUCTURERS`. Section headers and the Chinese lead-ins are the seed's
 own text, kept verbatim so that token counts match the system being replayed."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
+from ctxlab.registry import Registry
 from ctxlab.strategies._gssc.packets import (
     CUSTOM,
     EVIDENCE,
@@ -98,3 +100,32 @@ def _join(packets: Sequence[Packet]) -> str:
 
 def _line_end(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
+
+
+class Layout(NamedTuple):
+    """A structured context: its text, and its sections when the compressor should not re-parse them
+    (``[]``: the minimal layout has none, so it is cut by lines; None: parse the custom template's)."""
+
+    text: str
+    sections: list[tuple[str, str]] | None
+
+
+# A structurer: (selected packets, query, template, output template) -> Layout.
+Structurer = Callable[[Sequence[Packet], str, str, str], Layout]
+STRUCTURERS: Registry[Structurer] = Registry("gssc structurer")
+
+
+@STRUCTURERS.register("sectioned")
+def _sectioned(packets: Sequence[Packet], query: str, template: str, output_template: str) -> Layout:
+    sections = sectioned(packets, query, output_template)
+    return Layout(render_sections(sections), sections)
+
+
+@STRUCTURERS.register("minimal")
+def _minimal(packets: Sequence[Packet], query: str, template: str, output_template: str) -> Layout:
+    return Layout(minimal(packets, query), [])
+
+
+@STRUCTURERS.register("custom")
+def _custom(packets: Sequence[Packet], query: str, template: str, output_template: str) -> Layout:
+    return Layout(custom(packets, query, template, output_template), None)

@@ -39,7 +39,7 @@ def test_a_mixed_folder_loads_every_log_and_the_plain_records_in_path_order():
     ("pi", {"type": "session", "id": "x", "cwd": "/", "timestamp": "t"}),
 ])
 def test_jsonl_formats_are_detected_from_their_first_lines(name, first):
-    assert detect([first], "jsonl") is FORMATS[name]
+    assert detect([first], "jsonl") is FORMATS.get(name)
 
 
 @pytest.mark.parametrize(("name", "first"), [
@@ -48,7 +48,7 @@ def test_jsonl_formats_are_detected_from_their_first_lines(name, first):
     ("openhands", {"id": 0, "source": "agent", "action": "system", "args": {}}),
 ])
 def test_json_formats_are_detected_from_their_first_document(name, first):
-    assert detect([first], "json") is FORMATS[name]
+    assert detect([first], "json") is FORMATS.get(name)
 
 
 @pytest.mark.parametrize("value", [
@@ -61,7 +61,7 @@ def test_ordinary_records_and_other_values_are_not_logs(value):
 
 def test_format_prefixes():
     assert list_formats() == ["claude_code", "codex", "openhands", "pi", "swe_agent"]
-    assert split_format("codex:~/x") == (FORMATS["codex"], "~/x")
+    assert split_format("codex:~/x") == (FORMATS.get("codex"), "~/x")
     assert split_format("sample:chats") == (None, "sample:chats")
     assert split_format("codex:") == (None, "codex:")
 
