@@ -34,7 +34,9 @@ _EXPORTS = {
     "load_conversations": "ctxlab.datasets",
 }
 
-__all__ = [*_EXPORTS, "__version__"]
+__all__ = ["CompressionResult", "Conversation", "CtxlabError", "InvalidInputError", "Message", "Strategy",
+           "StrategySpec", "TokenCounter", "ToolCall", "UnknownNameError", "__version__", "get_counter",
+           "get_strategy", "list_counters", "list_strategies", "load_conversations"]
 
 
 def __getattr__(name: str) -> Any:

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ctxlab.messages import Conversation, Message
+from ctxlab.replay.config import DEFAULT_BUDGETS
 from ctxlab.strategies import get_strategy, list_strategies
 
 DEMO_SOURCES = ("sample:agent_sessions", "sample:chats")
-BENCH_BUDGETS = (2000, 4000, 8000, 16000)
+DEMO_PER_TURN_BUDGETS = (2000, 8000)
 REFERENCE = "o200k_base"
 
 
@@ -90,16 +91,16 @@ def timed_replay(label: str, out_dir: Path, sources: Sequence[str], mode: str, *
                  full: bool, limit: int | None = None, strategies: Sequence[str] | None = None) -> Timing:
     """Wall time of one replay into a fresh database (pool start, loading and writing included),
     through every deterministic strategy unless `strategies` are named."""
-    from ctxlab.replay import replay
-    from ctxlab.replay.plan import DEFAULT_ESTIMATORS
+    from ctxlab.replay import ReplayConfig, replay
 
     db = out_dir / f"{label}.duckdb"
     for path in (db, db.with_suffix(".duckdb.wal")):
         path.unlink(missing_ok=True)
     started = time.perf_counter()
-    summary = replay(list(sources), list(strategies or deterministic_strategies()), BENCH_BUDGETS,
-                     references=[REFERENCE], mode=mode, db=str(db), workers=workers, limit=limit, name=label,
-                     quality=full, estimators=DEFAULT_ESTIMATORS if full else ())
+    config = ReplayConfig(tuple(sources), tuple(strategies or deterministic_strategies()), DEFAULT_BUDGETS,
+                          references=(REFERENCE,), modes=mode, db=str(db), workers=workers, limit=limit, name=label,
+                          quality=full, **({} if full else {"estimators": ()}))
+    summary = replay(config)
     wall = time.perf_counter() - started
     return Timing(label, wall, f"{summary.conversations:,} conversations, {summary.units:,} units, "
                                f"{summary.errors} errors; slowest strategy: {slowest_strategy(db, summary.run_id)}")
@@ -123,7 +124,7 @@ def per_turn_workload(sources: Sequence[str], limit: int | None = None) -> list[
     return [(c, turn_indices(c)) for s in sources for c in load_conversations(s, limit=limit)]
 
 
-def peer(workload: list[tuple[Conversation, list[int]]], budgets: Sequence[int] = BENCH_BUDGETS) -> tuple[Timing, Timing]:
+def peer(workload: list[tuple[Conversation, list[int]]], budgets: Sequence[int] = DEFAULT_BUDGETS) -> tuple[Timing, Timing]:
     """langchain-core `trim_messages` vs ctxlab `sliding_window` on the same per-turn trims."""
     from langchain_core.messages import trim_messages
 

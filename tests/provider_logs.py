@@ -127,12 +127,12 @@ def write_logs(path: Path, conversations: Sequence[Conversation]) -> str:
 
 def build_logs_db(folder: Path) -> str:
     """Replay two plain and two compacted billed logs into ``folder/logs.duckdb`` (in process)."""
-    from ctxlab.replay import replay
+    from ctxlab.replay import ReplayConfig, replay
 
     source = write_logs(folder / "agent_logs.jsonl", [billed_log(0), billed_log(1), compacted_log(2), compacted_log(3)])
     db = folder / "logs.duckdb"
-    replay([source], ["sliding_window", "compaction"], [4000], references=["o200k_base"], db=str(db), workers=0,
-           name="logs")
+    replay(ReplayConfig([source], ["sliding_window", "compaction"], [4000], references=["o200k_base"], db=str(db), workers=0,
+           name="logs"))
     return str(db)
 
 

@@ -48,15 +48,15 @@ def xss_record() -> dict:
 
 def build_demo_db(folder: Path) -> Path:
     """Replay the small demo into ``folder/ui-demo.duckdb`` (in this process: quick and quiet)."""
-    from ctxlab.replay import replay
+    from ctxlab.replay import ReplayConfig, replay
 
     xss = folder / f"{XSS_DATASET}.jsonl"
     bad = {"id": XSS_ID, "messages": f"not a list {XSS_SCRIPT}"}  # recorded as a skip, reason and all
     xss.write_text(json.dumps(xss_record()) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
     db = folder / "ui-demo.duckdb"
-    replay(["sample:agent_sessions", "sample:chats", str(xss)], None, BUDGETS, counter=["o200k_base", "seed"],
-           references=["o200k_base", "cl100k_base"], mode=["final", "per-turn"], db=str(db), workers=0,
-           limit=LIMIT, name="ui-demo", skip_invalid=True)
+    replay(ReplayConfig(["sample:agent_sessions", "sample:chats", str(xss)], (), BUDGETS, counters=["o200k_base", "seed"],
+           references=["o200k_base", "cl100k_base"], modes=["final", "per-turn"], db=str(db), workers=0,
+           limit=LIMIT, name="ui-demo", skip_invalid=True))
     return db
 
 
@@ -77,10 +77,10 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
 
 def build_resultless_db(folder: Path) -> Path:
     """A database whose only run skipped its only record: every face must still render."""
-    from ctxlab.replay import replay
+    from ctxlab.replay import ReplayConfig, replay
 
     bad = folder / "bad.jsonl"
     bad.write_text(json.dumps({"id": "x", "messages": f"nope {XSS_SCRIPT}"}) + "\n", encoding="utf-8")
     db = folder / "resultless.duckdb"
-    replay([str(bad)], ["window_guard"], [2000], db=str(db), workers=0, skip_invalid=True, name="all-bad")
+    replay(ReplayConfig([str(bad)], ["window_guard"], [2000], db=str(db), workers=0, skip_invalid=True, name="all-bad"))
     return db

@@ -18,6 +18,16 @@ from rich.console import Console
 from rich.table import Table
 
 from ctxlab.cli.app import command, fail
+from ctxlab.replay.config import (
+    DEFAULT_BUDGETS,
+    DEFAULT_COUNTER,
+    DEFAULT_ESTIMATORS,
+    DEFAULT_REFERENCES,
+    DEFAULT_WORKERS,
+    ENGINES,
+    SEED,
+    ReplayConfig,
+)
 
 Db = Annotated[str | None, typer.Option("--db", help="DuckDB file [default: $CTXLAB_DB or ctxlab.duckdb].",
                                         show_default=False)]
@@ -92,12 +102,12 @@ def print_estimators(db: str, run_id: str, reference: str = "o200k_base") -> Non
                                      "actual; undercounts overflow real windows)", columns))
 
 
-def _replay(sources: list[str], **kwargs: Any) -> Any:
+def _replay(config: ReplayConfig) -> Any:
     from ctxlab.replay import ReplayInterrupted, RichProgress, replay
 
     try:
-        with RichProgress(total=kwargs["limit"] * len(sources) if kwargs.get("limit") else None) as progress:
-            return replay(sources, progress=progress, **kwargs)
+        with RichProgress(total=config.limit * len(config.sources) if config.limit else None) as progress:
+            return replay(config, progress)
     except ReplayInterrupted as exc:
         raise fail(str(exc), code=130) from None
 
@@ -117,15 +127,19 @@ def replay(
                                                  show_default=False)],
     strategy: Annotated[list[str] | None, typer.Option(help="NAME[:key=value,...] (repeatable) [default: all].",
                                                        show_default=False)] = None,
-    budget: Annotated[list[int] | None, typer.Option(help="Token budget (repeatable) [default: 2000 4000 8000 16000].",
-                                                     show_default=False)] = None,
-    counter: Annotated[list[str], typer.Option(help="Counter the strategies use (repeatable); 'seed' = each "
-                                                    "strategy's own.")] = ["o200k_base"],  # noqa: B006
-    reference: Annotated[list[str], typer.Option(help="Real tokenizer(s) to check fit with (repeatable).")] = ["o200k_base"],  # noqa: B006,E501
-    mode: Annotated[list[str], typer.Option(help="final, per-turn or both (repeatable).")] = ["final"],  # noqa: B006
+    budget: Annotated[list[int] | None, typer.Option(
+        help=f"Token budget (repeatable) [default: {' '.join(map(str, DEFAULT_BUDGETS))}].", show_default=False)] = None,
+    counter: Annotated[list[str] | None, typer.Option(
+        help=f"Counter the strategies use (repeatable); '{SEED}' = each strategy's own [default: {DEFAULT_COUNTER}].",
+        show_default=False)] = None,
+    reference: Annotated[list[str] | None, typer.Option(
+        help=f"Real tokenizer(s) to check fit with (repeatable) [default: {' '.join(DEFAULT_REFERENCES)}].",
+        show_default=False)] = None,
+    mode: Annotated[list[str] | None, typer.Option(help="final, per-turn or both (repeatable) [default: final].",
+                                                   show_default=False)] = None,
     db: Db = None,
-    workers: Annotated[int, typer.Option(help="Worker processes (0 = in this process).")] = 2,
-    engine: Annotated[str, typer.Option(help="local or ray.")] = "local",
+    workers: Annotated[int, typer.Option(help="Worker processes (0 = in this process).")] = DEFAULT_WORKERS,
+    engine: Annotated[str, typer.Option(help=" or ".join(ENGINES) + ".")] = ENGINES[0],
     ray_address: Annotated[str | None, typer.Option(help="Join this Ray cluster.", show_default=False)] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many conversations per source.",
                                               show_default=False)] = None,
@@ -135,22 +149,17 @@ def replay(
     no_quality: Annotated[bool, typer.Option("--no-quality", help="Skip fact recall and summary metrics.")] = False,
 ) -> None:
     """Replay conversations through strategies x budgets and store what each keeps (resumable)."""
-    from ctxlab.replay import DEFAULT_BUDGETS
     from ctxlab.store import default_db
 
-    db = db or default_db()
-    summary = _replay(sources, strategies=strategy, budgets=budget or DEFAULT_BUDGETS, counter=counter,
-                      references=reference, mode=mode, db=db, workers=workers, engine=engine,
-                      ray_address=ray_address, limit=limit, name=name, skip_invalid=skip_invalid,
-                      estimators=() if no_estimators else _default_estimators(), quality=not no_quality)
+    config = ReplayConfig(
+        sources=tuple(sources), strategies=tuple(strategy or ()), budgets=tuple(budget or DEFAULT_BUDGETS),
+        counters=tuple(counter or (DEFAULT_COUNTER,)), references=tuple(reference or DEFAULT_REFERENCES),
+        modes=tuple(mode or ("final",)), estimators=() if no_estimators else DEFAULT_ESTIMATORS,
+        db=db or default_db(), workers=workers, engine=engine, ray_address=ray_address, limit=limit, name=name,
+        skip_invalid=skip_invalid, quality=not no_quality)
+    summary = _replay(config)
     _report_summary(summary)
-    print_summary(db, summary.run_id, f"{summary.name}: mean per strategy x budget")
-
-
-def _default_estimators() -> tuple[str, ...]:
-    from ctxlab.replay.plan import DEFAULT_ESTIMATORS
-
-    return DEFAULT_ESTIMATORS
+    print_summary(summary.db, summary.run_id, f"{summary.name}: mean per strategy x budget")
 
 
 @command()
@@ -212,20 +221,21 @@ def demo(
     report: Annotated[str, typer.Option(help="Where to write the HTML report.")] = "reports/report.html",
 ) -> None:
     """Replay the bundled samples through every strategy, both modes, write the db and the report."""
-    from ctxlab.bench import DEMO_SOURCES, demo_references
+    from ctxlab.bench import DEMO_PER_TURN_BUDGETS, DEMO_SOURCES, demo_references
 
     refs = demo_references()
     per_turn = per_turn_limit if per_turn_limit is not None else limit
     out = console()
-    out.print(f"[bold]1/2[/bold] final: every strategy with o200k_base and with its seed counter, "
-              f"budgets 2000-16000, fit checked with {', '.join(refs)}")
-    final = _replay(list(DEMO_SOURCES), counter=["o200k_base", "seed"], references=refs, mode="final",
-                    db=db, workers=workers, limit=limit, name="demo-final")
+    out.print(f"[bold]1/2[/bold] final: every strategy with {DEFAULT_COUNTER} and with its seed counter, "
+              f"budgets {DEFAULT_BUDGETS[0]}-{DEFAULT_BUDGETS[-1]}, fit checked with {', '.join(refs)}")
+    final = _replay(ReplayConfig(DEMO_SOURCES, counters=(DEFAULT_COUNTER, SEED), references=refs, db=db,
+                                 workers=workers, limit=limit, name="demo-final"))
     _report_summary(final)
-    out.print(f"[bold]2/2[/bold] per-turn: {per_turn or 'all'} conversation(s) per dataset, budgets 2000 and 8000, "
+    out.print(f"[bold]2/2[/bold] per-turn: {per_turn or 'all'} conversation(s) per dataset, budgets "
+              f"{' and '.join(map(str, DEMO_PER_TURN_BUDGETS))}, "
               "compressed before every assistant message as an agent would")
-    turns = _replay(list(DEMO_SOURCES), references=refs, mode="per-turn", db=db, workers=workers, limit=per_turn,
-                    name="demo-per-turn", budgets=[2000, 8000])
+    turns = _replay(ReplayConfig(DEMO_SOURCES, budgets=DEMO_PER_TURN_BUDGETS, references=refs, modes="per-turn",
+                                 db=db, workers=workers, limit=per_turn, name="demo-per-turn"))
     _report_summary(turns)
     print_summary(db, final.run_id, "demo-final: estimator-driven strategies overflow real windows (fits columns)")
     print_summary(db, turns.run_id, "demo-per-turn")

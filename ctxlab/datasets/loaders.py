@@ -23,14 +23,15 @@ Source = str | os.PathLike
 _log = logging.getLogger("ctxlab.datasets")
 
 
-def load_conversations(source: Source | Iterable[Source], *, strict: bool = True,
+def load_conversations(source: Source | Resolved | Iterable[Source | Resolved], *, strict: bool = True,
                        on_skip: OnSkip | None = None, limit: int | None = None) -> Iterator[Conversation]:
     """Stream the conversations of one source or of several, in order.
 
     Args:
         source: a path (``.jsonl``, ``.json``, ``.parquet`` or a folder; agent logs in it, see
             `ctxlab.datasets.logs`, are recognised by content), ``<log format>:<path>``,
-            ``sample:<name>``, ``hf:<dataset>[:<split>]``, ``sharegpt``, or a list of these.
+            ``sample:<name>``, ``hf:<dataset>[:<split>]``, ``sharegpt``, a source already
+            resolved (`ctxlab.datasets.sources.resolve`), or a list of these.
         strict: raise on the first bad record; when False, skip it and report it.
         on_skip: called as ``on_skip(where, reason)`` for every skipped record (also for a
             named dataset's known defects, which are skipped even when strict).
@@ -45,8 +46,9 @@ def load_conversations(source: Source | Iterable[Source], *, strict: bool = True
         CtxlabError: at once, for a source that does not exist or cannot be read.
         InvalidInputError: while iterating, for a bad record when `strict`.
     """
-    sources = [source] if isinstance(source, str | os.PathLike) else list(source)
-    resolved = [resolve(s) for s in sources]  # unknown names and missing files fail before any reading
+    sources = [source] if isinstance(source, str | os.PathLike | Resolved) else list(source)
+    # Unknown names and missing files fail before any reading.
+    resolved = [s if isinstance(s, Resolved) else resolve(s) for s in sources]
     stream = itertools.chain.from_iterable(_conversations(r, strict, on_skip) for r in resolved)
     return itertools.islice(stream, limit) if limit is not None else stream
 

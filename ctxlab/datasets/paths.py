@@ -1,51 +1,81 @@
 """Reading a path: the one dispatch from a file or folder to its reader.
 
 Agent logs (`ctxlab.datasets.logs`) are recognised by content among ordinary files and imported
-whole; everything else goes to the plain readers of `ctxlab.datasets.readers`.
+whole; everything else goes to the plain readers of `ctxlab.datasets.readers`. A folder is listed
+once (`plan_path`); reading it (`read_plan`) and fingerprinting it reuse that listing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from ctxlab.datasets.logs import files as logs
 from ctxlab.datasets.logs.common import LogFormat
-from ctxlab.datasets.readers import Raw, read_parquet
+from ctxlab.datasets.readers import Raw, folder_files, read_parquet
 from ctxlab.errors import CtxlabError
 
 
-def read_path(path: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
-    """Records of a file, or of every supported file under a folder (recursively, sorted).
+class PathPlan(NamedTuple):
+    """What reading a path reads: a folder's supported files and its read units (files, and
+    OpenHands session folders read as one log each); a file is its own single unit."""
 
-    Agent logs are recognised by content and imported as one record each; an OpenHands session
-    folder inside a folder is one log.
+    files: list[Path]
+    units: list[Path]
+
+
+def plan_path(path: Path, display: str, fmt: LogFormat | None = None) -> PathPlan:
+    """List what `path` holds, checking now that it can be read.
 
     Args:
         path: the file or folder.
         display: how locations name it (the path as the user wrote it).
         fmt: a log format to force (``<format>:<path>``); a folder then reads only its files.
+
+    Raises:
+        CtxlabError: an unsupported file type, or a folder with nothing to read.
     """
-    if path.is_dir():
-        units = logs.folder_units(path, fmt)
-        if not units:
-            what = (f"{fmt.name} logs ({', '.join(fmt.suffixes)})" if fmt
-                    else ".jsonl, .json or .parquet files (or .traj logs)")
-            raise CtxlabError(f"{display}: no {what} in this folder")
-        return _read_units(units, path, display, fmt)
-    readers = {".jsonl": logs.read_jsonl_log, ".json": logs.read_json_log, ".traj": logs.read_json_log}
+    if not path.is_dir():
+        _check_file(path, display, fmt)
+        return PathPlan([path], [path])
+    files = folder_files(path)
+    units = logs.folder_units(path, fmt, files)
+    if not units:
+        what = (f"{fmt.name} logs ({', '.join(fmt.suffixes)})" if fmt
+                else ".jsonl, .json or .parquet files (or .traj logs)")
+        raise CtxlabError(f"{display}: no {what} in this folder")
+    return PathPlan(files, units)
+
+
+def read_plan(plan: PathPlan, path: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
+    """Records of every unit of `plan`, in order; agent logs as one record each."""
+    for unit in plan.units:
+        shown = display if unit == path else str(Path(display) / unit.relative_to(path))
+        if unit.is_dir():
+            yield from logs.read_events_folder(unit, shown, fmt)
+        else:
+            yield from _read_file(unit, shown, fmt)
+
+
+def read_path(path: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
+    """Records of a file, or of every supported file under a folder (recursively, sorted)."""
+    return read_plan(plan_path(path, display, fmt), path, display, fmt)
+
+
+_LOG_READERS = {".jsonl": logs.read_jsonl_log, ".json": logs.read_json_log, ".traj": logs.read_json_log}
+
+
+def _check_file(path: Path, display: str, fmt: LogFormat | None) -> None:
     suffix = path.suffix.lower()
     if fmt is not None and suffix not in fmt.suffixes:
         raise CtxlabError(f"{display}: {fmt.name} logs are {' or '.join(fmt.suffixes)} files, not {suffix!r}")
-    if suffix == ".parquet":
-        return read_parquet(path, display)
-    if suffix not in readers:
+    if suffix != ".parquet" and suffix not in _LOG_READERS:
         raise CtxlabError(f"{display}: unsupported file type {path.suffix!r} "
                           "(expected .jsonl, .json, .traj, .parquet or a folder of them)")
-    return readers[suffix](path, display, fmt)
 
 
-def _read_units(units: list[Path], folder: Path, display: str, fmt: LogFormat | None) -> Iterator[Raw]:
-    for unit in units:
-        shown = display if unit == folder else str(Path(display) / unit.relative_to(folder))
-        yield from logs.read_events_folder(unit, shown, fmt) if unit.is_dir() else read_path(unit, shown, fmt)
+def _read_file(path: Path, display: str, fmt: LogFormat | None) -> Iterator[Raw]:
+    if path.suffix.lower() == ".parquet":
+        return read_parquet(path, display)
+    return _LOG_READERS[path.suffix.lower()](path, display, fmt)

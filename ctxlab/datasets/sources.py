@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import ctxlab
 from ctxlab.datasets.logs import split_format
-from ctxlab.datasets.paths import read_path
+from ctxlab.datasets.paths import plan_path, read_plan
 from ctxlab.datasets.readers import Raw, drop_nulls, folder_files, read_json
 from ctxlab.errors import CtxlabError, UnknownNameError
 
@@ -48,9 +48,16 @@ class SourceInfo(NamedTuple):
 
 
 class Resolved(NamedTuple):
-    """A source ready to read: its raw records and the defects it is known to have."""
+    """A source resolved once: how to read its raw records, its provenance, and its known defects.
+
+    Attributes:
+        records: a fresh iterator of the source's raw records on every call.
+        info: name, kind, location and fingerprint (computed when first asked).
+        known_defect: whether a skip reason is one of a named dataset's documented defects.
+    """
 
     records: Callable[[], Iterator[Raw]]
+    info: Callable[[], SourceInfo]
     known_defect: Callable[[str], bool] = lambda reason: False
 
 
@@ -105,7 +112,7 @@ def parse_hf(spec: str) -> tuple[str, str]:
 
 
 def resolve(source: str | os.PathLike[str]) -> Resolved:
-    """How to read one source.
+    """How to read one source, and what it is; a folder is listed once, here.
 
     Raises:
         CtxlabError: the path does not exist or has an unsupported type, or the sample or
@@ -114,20 +121,21 @@ def resolve(source: str | os.PathLike[str]) -> Resolved:
     text = os.fspath(source)
     if text == SHAREGPT:
         _sharegpt_package()  # fail now, not at the first record
-        return Resolved(_sharegpt_records, lambda reason: reason.startswith(_SHAREGPT_DEFECTS))
+        return Resolved(_sharegpt_records, _sharegpt_info, lambda reason: reason.startswith(_SHAREGPT_DEFECTS))
     if text.startswith(HF):
         dataset, split = parse_hf(text)
-        return Resolved(lambda: _hf_records(dataset, split))
+        return Resolved(lambda: _hf_records(dataset, split), lambda: _hf_info(dataset, split))
     fmt, display = split_format(text)
     path = Path(display).expanduser() if fmt else Path(text)
+    kind = fmt.name if fmt else None
     if text.startswith(SAMPLE):
         path = sample_path(text[len(SAMPLE):])
-        display = _short(path)
+        display, kind = _short(path), "sample"
     if not path.exists():
         raise CtxlabError(f"no such file or folder: {text} (a source is a path, <log format>:<path>, "
                           "sample:<name>, hf:<dataset>[:<split>] or sharegpt)")
-    read_path(path, display, fmt)  # raises now on an unsupported type or an empty folder
-    return Resolved(lambda: read_path(path, display, fmt))
+    plan = plan_path(path, display, fmt)  # raises now on an unsupported type or an empty folder
+    return Resolved(lambda: read_plan(plan, path, display, fmt), lambda: _path_info(path, plan.files, kind))
 
 
 def describe_source(source: str | os.PathLike[str] | list[Any] | tuple[Any, ...]) -> SourceInfo:
@@ -140,31 +148,36 @@ def describe_source(source: str | os.PathLike[str] | list[Any] | tuple[Any, ...]
         infos = [describe_source(s) for s in source]
         return SourceInfo("+".join(i.name for i in infos), "multi", ", ".join(i.location for i in infos),
                           _digest(*(i.fingerprint for i in infos)))
-    text = os.fspath(source)
-    resolve(text)
-    if text == SHAREGPT:
-        with sharegpt_file() as path:
-            return SourceInfo(SHAREGPT, SHAREGPT, str(path), file_fingerprint(path))
-    if text.startswith(HF):
-        dataset, split = parse_hf(text)
-        local = Path(dataset)
-        fingerprint = path_fingerprint(local) if local.exists() else _digest(f"{dataset}:{split}")
-        return SourceInfo(local.stem if local.exists() else dataset, "hf", f"{dataset}:{split}", fingerprint)
-    if text.startswith(SAMPLE):
-        path = sample_path(text[len(SAMPLE):])
+    return resolve(source).info()
+
+
+def _sharegpt_info() -> SourceInfo:
+    with sharegpt_file() as path:
+        return SourceInfo(SHAREGPT, SHAREGPT, str(path), file_fingerprint(path))
+
+
+def _hf_info(dataset: str, split: str) -> SourceInfo:
+    local = Path(dataset)
+    fingerprint = path_fingerprint(local) if local.exists() else _digest(f"{dataset}:{split}")
+    return SourceInfo(local.stem if local.exists() else dataset, "hf", f"{dataset}:{split}", fingerprint)
+
+
+def _path_info(path: Path, files: list[Path], kind: str | None) -> SourceInfo:
+    """A file's or folder's provenance; `files` are the folder's supported files, listed once."""
+    if kind == "sample":
         return SourceInfo(path.stem, "sample", str(path), file_fingerprint(path))
-    fmt, rest = split_format(text)
-    path = Path(rest).expanduser() if fmt else Path(text)
-    kind = fmt.name if fmt else "folder" if path.is_dir() else path.suffix.lower().lstrip(".")
-    return SourceInfo(path.resolve().name if path.is_dir() else path.stem, kind, str(path.resolve()),
-                      path_fingerprint(path))
+    kind = kind or ("folder" if path.is_dir() else path.suffix.lower().lstrip("."))
+    fingerprint = _folder_fingerprint(path, files) if path.is_dir() else file_fingerprint(path)
+    return SourceInfo(path.resolve().name if path.is_dir() else path.stem, kind, str(path.resolve()), fingerprint)
 
 
 def path_fingerprint(path: Path) -> str:
     """Fingerprint of a file, or of a folder's supported files and their relative paths."""
-    if not path.is_dir():
-        return file_fingerprint(path)
-    return _digest(*(f"{f.relative_to(path).as_posix()}={file_fingerprint(f)}" for f in folder_files(path)))
+    return _folder_fingerprint(path, folder_files(path)) if path.is_dir() else file_fingerprint(path)
+
+
+def _folder_fingerprint(folder: Path, files: list[Path]) -> str:
+    return _digest(*(f"{f.relative_to(folder).as_posix()}={file_fingerprint(f)}" for f in files))
 
 
 def file_fingerprint(path: Path) -> str:
@@ -226,4 +239,4 @@ def _hf_record(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-__all__ = ["SourceInfo", "data_dir", "describe_source", "list_samples", "resolve", "sample_path"]
+__all__ = ["Resolved", "SourceInfo", "data_dir", "describe_source", "list_samples", "resolve", "sample_path"]

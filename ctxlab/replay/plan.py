@@ -14,51 +14,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
-from ctxlab.errors import CtxlabError
 from ctxlab.messages import Conversation
+from ctxlab.replay.config import DEFAULT_COUNTER, SEED, ReplayConfig
 from ctxlab.strategies import get_strategy, list_strategies
 
-DEFAULT_BUDGETS = (2000, 4000, 8000, 16000)
-DEFAULT_ESTIMATORS = ("chars4", "chars2", "chars3", "ascii_cjk", "calibrated")
-MODES = ("final", "per-turn")
-SEED = "seed"  # counter name meaning: each strategy's own `seed_counter`
-FALLBACK_COUNTER = "o200k_base"
-
-
-@dataclass(frozen=True)
-class ReplayConfig:
-    """Everything a replay needs; see `ctxlab.replay.replay` for the meaning of each field."""
-
-    sources: tuple[str, ...]
-    strategies: tuple[str, ...] = ()
-    budgets: tuple[int, ...] = DEFAULT_BUDGETS
-    counters: tuple[str, ...] = (FALLBACK_COUNTER,)
-    references: tuple[str, ...] = (FALLBACK_COUNTER,)
-    modes: tuple[str, ...] = ("final",)
-    estimators: tuple[str, ...] = DEFAULT_ESTIMATORS
-    db: str | None = None
-    workers: int = 2
-    engine: str = "local"
-    ray_address: str | None = None
-    limit: int | None = None
-    name: str | None = None
-    skip_invalid: bool = False
-    store_records: bool = True
-    quality: bool = True
-    chunk_messages: int = 150
-
-    def __post_init__(self) -> None:
-        if not self.sources:
-            raise CtxlabError("replay needs at least one source")
-        if not self.budgets or any(not isinstance(b, int) or b <= 0 for b in self.budgets):
-            raise CtxlabError(f"budgets must be positive integers, not {list(self.budgets)}")
-        bad = [m for m in self.modes if m not in MODES]
-        if bad or not self.modes:
-            raise CtxlabError(f"unknown mode(s) {bad}; valid: final, per-turn, both")
-        if self.engine not in ("local", "ray"):
-            raise CtxlabError(f"unknown engine {self.engine!r}; valid: local, ray")
-        if not self.references:
-            raise CtxlabError("replay needs at least one reference tokenizer")
+FALLBACK_COUNTER = DEFAULT_COUNTER  # a strategy without a `seed_counter` counts with this
 
 
 class Entry(NamedTuple):
@@ -82,15 +42,6 @@ class WorkSpec:
     estimators: tuple[str, ...]
     store_records: bool = True
     quality: bool = True
-
-
-def parse_modes(modes: str | Sequence[str]) -> tuple[str, ...]:
-    """``"both"`` or a list of modes -> the ordered, de-duplicated modes."""
-    items = [modes] if isinstance(modes, str) else list(modes)
-    out: list[str] = []
-    for m in items:
-        out += list(MODES) if m == "both" else [m]
-    return tuple(dict.fromkeys(out))
 
 
 def resolve_entries(strategies: Sequence[str], counters: Sequence[str]) -> tuple[Entry, ...]:

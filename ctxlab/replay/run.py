@@ -21,8 +21,9 @@ import pyarrow as pa
 
 from ctxlab import store
 from ctxlab.errors import CtxlabError
+from ctxlab.replay.config import ReplayConfig
 from ctxlab.replay.engines import make_engine
-from ctxlab.replay.plan import ReplayConfig, WorkSpec, chunks, resolve_entries, run_identity
+from ctxlab.replay.plan import WorkSpec, chunks, resolve_entries, run_identity
 from ctxlab.replay.progress import NullProgress, Progress
 from ctxlab.replay.worker import ChunkResult, prepare
 from ctxlab.tokens import get_counter
@@ -126,13 +127,25 @@ def _dataset_names(infos: list[Any]) -> list[str]:
     return names
 
 
-def run(config: ReplayConfig, progress: Progress | None = None) -> RunSummary:
-    """Replay `config.sources` through the configured strategies; see `ctxlab.replay.replay`."""
-    from ctxlab.datasets import describe_source, load_conversations
+def replay(config: ReplayConfig, progress: Progress | None = None) -> RunSummary:
+    """Replay conversations through strategies and store what each keeps.
+
+    Args:
+        config: what to replay and how (see `ReplayConfig`).
+        progress: receives progress (see `ctxlab.replay.progress`).
+
+    Raises:
+        ReplayInterrupted: on Ctrl-C, after storing what was finished.
+        InvalidInputError: a bad record without `config.skip_invalid`.
+        UnknownNameError: an unknown strategy, parameter or counter (before any work).
+    """
+    from ctxlab.datasets import load_conversations
+    from ctxlab.datasets.sources import resolve
 
     progress = progress or NullProgress()
     started, since = time.perf_counter(), datetime.datetime.now()
-    infos = [describe_source(s) for s in config.sources]
+    sources = [resolve(s) for s in config.sources]  # each source is resolved (and listed) once
+    infos = [s.info() for s in sources]
     datasets = _dataset_names(infos)
     entries = resolve_entries(config.strategies, config.counters)
     for name in {*config.references, *(e.counter for e in entries)}:
@@ -153,7 +166,7 @@ def run(config: ReplayConfig, progress: Progress | None = None) -> RunSummary:
     writer = _Writer(db, run_id, notes=dict.fromkeys(notes))
     status, engine = "failed", make_engine(config.engine, config.workers, config.ray_address)
     try:
-        work = _work(config, writer, progress, load_conversations, datasets, done)
+        work = _work(config, sources, writer, progress, load_conversations, datasets, done)
         for result in engine.map(spec, work):
             writer.add(result)
             progress.advance(result.dataset, result.conversations, result.units)
@@ -186,14 +199,14 @@ def _copy_llm_calls(con: Any, since: datetime.datetime, notes: dict[str, None]) 
         notes[f"copied {copied} LLM call(s) from the cache"] = None
 
 
-def _work(config: ReplayConfig, writer: _Writer, progress: Progress, load: Callable[..., Any],
+def _work(config: ReplayConfig, sources: list[Any], writer: _Writer, progress: Progress, load: Callable[..., Any],
           datasets: list[str], done: dict[str, set[int]]) -> Iterator[tuple[str, list[tuple[int, Any]]]]:
     """Chunks of every source in turn, as one stream, so workers never wait at a dataset's end.
 
     Conversations an earlier invocation finished are skipped; skips are recorded even in strict
     mode, because a named dataset's known defects are skipped anyway.
     """
-    for source, dataset in zip(config.sources, datasets, strict=False):
+    for source, dataset in zip(sources, datasets, strict=True):
         finished = done.get(dataset, set())
         conversations = load(source, strict=not config.skip_invalid, limit=config.limit,
                              on_skip=lambda where, reason, d=dataset: writer.skip(d, where, reason))

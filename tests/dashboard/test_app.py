@@ -144,13 +144,13 @@ def test_dashboard_never_renders_html_and_the_engine_never_imports_streamlit():
 
 
 def test_run_choice_follows_across_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from ctxlab.replay import replay
+    from ctxlab.replay import ReplayConfig, replay
 
     db = tmp_path / "two-runs.duckdb"
     ids = {}
     for name, budgets in (("older", [2000]), ("newer", [4000])):
-        ids[name] = replay(["sample:chats"], ["window_guard"], budgets, db=str(db), workers=0, limit=1, name=name,
-                           estimators=(), quality=False).run_id
+        ids[name] = replay(ReplayConfig(["sample:chats"], ["window_guard"], budgets, db=str(db), workers=0, limit=1, name=name,
+                           estimators=(), quality=False)).run_id
     at = open_app(monkeypatch, db)
     assert at.selectbox(key="run").value == ids["newer"]  # newest by default
     at.selectbox(key="run").set_value(ids["older"]).run()

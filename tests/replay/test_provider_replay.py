@@ -9,7 +9,7 @@ from ctxlab import store
 from ctxlab.analysis import frames
 from ctxlab.analysis import logs as L
 from ctxlab.metrics.provider import provider_deltas
-from ctxlab.replay import replay
+from ctxlab.replay import ReplayConfig, replay
 from tests.provider_logs import MODEL, billed_log, compacted_log, true_tokens, write_logs
 
 PROVIDER = f"provider:{MODEL}"
@@ -63,7 +63,7 @@ def test_recorded_compactions_are_stored_per_counter(logs_db: Path):  # noqa: F8
 def test_no_estimators_and_no_quality_leave_the_log_rows_out(tmp_path: Path):
     source = write_logs(tmp_path / "logs.jsonl", [compacted_log(4)])
     db = str(tmp_path / "bare.duckdb")
-    replay([source], ["sliding_window"], [4000], db=db, workers=0, estimators=(), quality=False)
+    replay(ReplayConfig([source], ["sliding_window"], [4000], db=db, workers=0, estimators=(), quality=False))
     with store.reading(db) as con:
         run = store.resolve_run(con, None)
         assert store.recorded_compactions(con, run).empty

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ctxlab import store
-from ctxlab.replay import replay
+from ctxlab.replay import ReplayConfig, replay
 
 pytest.importorskip("ray")
 COLUMNS = ("dataset, seq, unit, conversation_id, label, counter, budget, mode, turn, tokens_before, tokens_after, "
@@ -18,8 +18,8 @@ def test_ray_engine_matches_local(tmp_path, small_input, monkeypatch):
     rows = {}
     for engine in ("local", "ray"):
         db = str(tmp_path / f"{engine}.duckdb")
-        summary = replay(small_input, ["window_guard", "compaction"], [600, 4000], mode="both", db=db,
-                         workers=2, engine=engine, references=["o200k_base", "cl100k_base"])
+        summary = replay(ReplayConfig(small_input, ["window_guard", "compaction"], [600, 4000], modes="both", db=db,
+                         workers=2, engine=engine, references=["o200k_base", "cl100k_base"]))
         assert summary.status == "finished"
         with store.reading(db) as con:
             rows[engine] = (con.execute(f"SELECT {COLUMNS} FROM result_rows ORDER BY dataset, seq, unit").fetchall(),

@@ -8,7 +8,7 @@ import pytest
 
 from ctxlab import store
 from ctxlab.errors import InvalidInputError
-from ctxlab.replay import replay
+from ctxlab.replay import ReplayConfig, replay
 from tests.replay.helpers import agent_record, write_jsonl
 
 
@@ -19,8 +19,8 @@ def query(db, sql, *args):
 
 def test_per_turn_replays_before_every_assistant_message_and_carries_state(tmp_path, small_input, fake_strategies):
     db = tmp_path / "r.duckdb"
-    summary = replay(small_input, ["test_stateful"], [100_000], mode="per-turn", db=str(db), workers=0, limit=1,
-                     estimators=())
+    summary = replay(ReplayConfig(small_input, ["test_stateful"], [100_000], modes="per-turn", db=str(db), workers=0, limit=1,
+                     estimators=()))
     assert summary.status == "finished" and summary.errors == 0
     # agent_record: system, then 3 x (user, assistant call, tool, assistant answer).
     turns = [t for (t,) in query(db, "SELECT turn FROM result_rows ORDER BY turn")]
@@ -38,8 +38,8 @@ def test_per_turn_replays_before_every_assistant_message_and_carries_state(tmp_p
 
 def test_final_mode_and_references(tmp_path, small_input):
     db = tmp_path / "f.duckdb"
-    s = replay(small_input, ["noop", "window_guard"], [500, 100_000], references=["o200k_base", "cl100k_base"],
-               db=str(db), workers=0)
+    s = replay(ReplayConfig(small_input, ["noop", "window_guard"], [500, 100_000], references=["o200k_base", "cl100k_base"],
+               db=str(db), workers=0))
     assert (s.conversations, s.units, s.errors) == (4, 16, 0)
     assert query(db, "SELECT count(*) FROM results")[0][0] == 32
     assert query(db, "SELECT DISTINCT turn, mode FROM results") == [(-1, "final")]
@@ -57,7 +57,7 @@ def test_final_mode_and_references(tmp_path, small_input):
 
 def test_strategy_failure_is_an_error_row_not_a_crash(tmp_path, small_input, fake_strategies):
     db = tmp_path / "e.duckdb"
-    s = replay(small_input, ["noop", "test_exploding"], [1000], db=str(db), workers=0, estimators=())
+    s = replay(ReplayConfig(small_input, ["noop", "test_exploding"], [1000], db=str(db), workers=0, estimators=()))
     assert s.status == "finished" and s.errors == 4
     rows = query(db, "SELECT status, error, count(*) FROM result_rows GROUP BY ALL ORDER BY 1")
     assert rows == [("error", "RuntimeError: boom", 4), ("ok", None, 4)]
@@ -68,22 +68,22 @@ def test_bad_records_stop_the_run_or_become_skips(tmp_path):
                                                 agent_record(1)])
     db = str(tmp_path / "b.duckdb")
     with pytest.raises(InvalidInputError):
-        replay(path, ["noop"], [1000], db=db, workers=0, estimators=())
-    s = replay(path, ["noop"], [1000], db=db, workers=0, estimators=(), skip_invalid=True)
+        replay(ReplayConfig(path, ["noop"], [1000], db=db, workers=0, estimators=()))
+    s = replay(ReplayConfig(path, ["noop"], [1000], db=db, workers=0, estimators=(), skip_invalid=True))
     assert (s.conversations, s.skips) == (2, 2)
     assert len(query(db, "SELECT \"where\", reason FROM skips")) == 2
-    again = replay(path, ["noop"], [1000], db=db, workers=0, estimators=(), skip_invalid=True)
+    again = replay(ReplayConfig(path, ["noop"], [1000], db=db, workers=0, estimators=(), skip_invalid=True))
     assert (again.conversations, again.resumed) == (0, 2)
     assert query(db, "SELECT count(*) FROM skips")[0][0] == 2  # not recorded twice
 
 
 def test_rerun_resumes_and_a_bigger_limit_extends(tmp_path, small_input):
     db = str(tmp_path / "x.duckdb")
-    first = replay(small_input, ["noop"], [1000], db=db, workers=0, limit=2, estimators=())
-    second = replay(small_input, ["noop"], [1000], db=db, workers=0, estimators=())
+    first = replay(ReplayConfig(small_input, ["noop"], [1000], db=db, workers=0, limit=2, estimators=()))
+    second = replay(ReplayConfig(small_input, ["noop"], [1000], db=db, workers=0, estimators=()))
     assert first.run_id == second.run_id and (second.conversations, second.resumed) == (2, 2)
     assert query(db, "SELECT count(*), count(DISTINCT seq) FROM result_rows")[0] == (4, 4)
-    other = replay(small_input, ["noop"], [2000], db=db, workers=0, estimators=())
+    other = replay(ReplayConfig(small_input, ["noop"], [2000], db=db, workers=0, estimators=()))
     assert other.run_id != first.run_id  # a different budget is a different run
 
 
@@ -92,6 +92,6 @@ def test_local_pool_matches_in_process(tmp_path, small_input):
     out = {}
     for workers in (0, 2):
         db = str(tmp_path / f"w{workers}.duckdb")
-        replay(small_input, ["window_guard", "sliding_window"], [800, 4000], mode="both", db=db, workers=workers)
+        replay(ReplayConfig(small_input, ["window_guard", "sliding_window"], [800, 4000], modes="both", db=db, workers=workers))
         out[workers] = query(db, f"SELECT {cols} FROM result_rows ORDER BY dataset, seq, unit")
     assert out[0] == out[2] and len(out[0]) > 0

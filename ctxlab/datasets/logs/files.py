@@ -100,14 +100,18 @@ def _ends_with_newline(path: Path) -> bool:
         return f.read(1) == b"\n"
 
 
-def folder_units(folder: Path, fmt: LogFormat | None = None) -> list[Path]:
+def folder_units(folder: Path, fmt: LogFormat | None = None, files: list[Path] | None = None) -> list[Path]:
     """What a folder read reads, sorted by relative path: its files, except that an OpenHands session
-    folder (one holding ``events/<n>.json``) is one unit. A forced format keeps only its own files."""
+    folder (one holding ``events/<n>.json``) is one unit. A forced format keeps only its own files.
+
+    `files` is the folder's `folder_files` listing, when the caller already has it.
+    """
+    files = folder_files(folder) if files is None else files
     sessions = set() if fmt is not None and fmt.name != "openhands" else \
-        {f.parent.parent for f in folder_files(folder) if _is_event_file(f)}
+        {f.parent.parent for f in files if _is_event_file(f)}
     if folder in sessions or (folder.name == "events" and folder.parent in sessions):
         return [folder]
-    files = [f for f in folder_files(folder) if not any(s in f.parents for s in sessions)
+    files = [f for f in files if not any(s in f.parents for s in sessions)
              and (fmt is None or f.suffix.lower() in fmt.suffixes)]
     return sorted([*files, *sessions], key=lambda p: p.relative_to(folder).as_posix())
 

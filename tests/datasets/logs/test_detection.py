@@ -14,7 +14,7 @@ from ctxlab.cli.app import app
 from ctxlab.datasets import describe_source, load_conversations
 from ctxlab.datasets.logs import FORMATS, detect, list_formats, split_format
 from ctxlab.errors import CtxlabError, InvalidInputError
-from ctxlab.replay import replay
+from ctxlab.replay import ReplayConfig, replay
 from ctxlab.tokens.calibrated import Calibration
 from tests.datasets.logs.helpers import FIXTURES
 
@@ -97,8 +97,8 @@ def test_a_forced_format_keeps_only_its_files_in_a_folder():
 
 
 def test_replay_works_on_a_mixed_folder(tmp_path):
-    summary = replay([str(MIXED)], ["window_guard", "observation_masking"], [300, 4000], db=str(tmp_path / "r.duckdb"),
-                     workers=0, quality=False, estimators=("chars4",))
+    summary = replay(ReplayConfig([str(MIXED)], ["window_guard", "observation_masking"], [300, 4000], db=str(tmp_path / "r.duckdb"),
+                     workers=0, quality=False, estimators=("chars4",)))
     assert (summary.status, summary.conversations, summary.errors, summary.skips) == ("finished", 7, 0, 0)
 
 

@@ -1,0 +1,81 @@
+"""`ReplayConfig`, the one settings object: normalization, validation, and the CLI building it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from typer.testing import CliRunner
+
+from ctxlab.cli import app
+from ctxlab.datasets import sources
+from ctxlab.datasets.logs import files as log_files
+from ctxlab.errors import CtxlabError
+from ctxlab.replay import ReplayConfig, replay
+from ctxlab.replay.config import DEFAULT_BUDGETS, DEFAULT_ESTIMATORS
+from tests.replay.helpers import agent_record, write_jsonl
+
+
+def test_single_values_become_tuples_and_modes_expand():
+    config = ReplayConfig("a.jsonl", ["noop"], [100], counters="chars4", references=["o200k_base", "o200k_base"],
+                          modes="both")
+    assert config.sources == ("a.jsonl",) and config.strategies == ("noop",) and config.budgets == (100,)
+    assert config.counters == ("chars4",) and config.references == ("o200k_base",)
+    assert config.modes == ("final", "per-turn")
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"sources": ()}, "at least one source"),
+    ({"budgets": (0,)}, "positive integers"),
+    ({"modes": "sideways"}, "unknown mode"),
+    ({"engine": "spark"}, "unknown engine"),
+    ({"references": ()}, "reference tokenizer"),
+])
+def test_invalid_settings_are_named(bad, message):
+    with pytest.raises(CtxlabError, match=message):
+        ReplayConfig(**{"sources": ("a.jsonl",), **bad})
+
+
+def test_cli_builds_the_same_config_the_api_takes(monkeypatch, tmp_path):
+    seen = {}
+
+    def fake_replay(config):
+        seen["config"] = config
+        return SimpleNamespace(db=config.db, run_id="r", name="n")
+
+    monkeypatch.setattr("ctxlab.cli.replay._replay", fake_replay)
+    monkeypatch.setattr("ctxlab.cli.replay._report_summary", lambda summary: None)
+    monkeypatch.setattr("ctxlab.cli.replay.print_summary", lambda *args: None)
+    db = str(tmp_path / "x.duckdb")
+    result = CliRunner().invoke(app, ["replay", "sample:chats", "--strategy", "noop", "--mode", "both",
+                                      "--db", db, "--no-quality"])
+    assert result.exit_code == 0, result.output
+    assert seen["config"] == ReplayConfig(("sample:chats",), ("noop",), DEFAULT_BUDGETS, modes="both", db=db,
+                                          quality=False, estimators=DEFAULT_ESTIMATORS)
+
+
+def test_help_quotes_the_default_budgets():
+    result = CliRunner().invoke(app, ["replay", "--help"])
+    assert f"[default: {' '.join(map(str, DEFAULT_BUDGETS))}]" in " ".join(result.output.split())
+
+
+def test_a_folder_source_is_resolved_and_listed_once_per_replay(tmp_path, monkeypatch):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for i in range(2):
+        write_jsonl(folder / f"part{i}.jsonl", [agent_record(i)])
+    calls = {"resolve": 0, "list": 0}
+    resolve, listing = sources.resolve, log_files.folder_units
+
+    def counted(name, fn):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(sources, "resolve", counted("resolve", resolve))
+    monkeypatch.setattr(log_files, "folder_units", counted("list", listing))
+    summary = replay(ReplayConfig(str(folder), ("noop",), (1000,), db=str(tmp_path / "r.duckdb"), workers=0,
+                                  estimators=(), quality=False))
+    assert summary.conversations == 2
+    assert calls == {"resolve": 1, "list": 1}
