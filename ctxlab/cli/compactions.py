@@ -39,7 +39,7 @@ def compactions(
         get_strategy(spec)  # a bad spec fails here, before any work
     skips, rows = _Skips(), []
     for seq, conv in enumerate(_progress(_load(sources, skip_invalid, skips, limit), "Re-doing compactions")):
-        rows += [{**row, "dataset": "", "seq": seq} for row in recorded_compaction_rows(conv, count, specs)]
+        rows += [{**row._asdict(), "dataset": "", "seq": seq} for row in recorded_compaction_rows(conv, count, specs)]
     if not rows:
         raise CtxlabError(f"no recorded compactions in {', '.join(sources)} "
                           "(agent logs carry them in meta.compactions)")

@@ -64,21 +64,23 @@ def estimate(
     """How wrong each token estimator is against a real tokenizer, overall and by content kind."""
     import pandas as pd
 
-    from ctxlab.metrics.estimator import message_rows
+    from ctxlab.metrics.estimator import conversation_rows, message_rows
 
     if by not in ("counter", "kind", "language"):
         raise CtxlabError(f"--by must be counter, kind or language, not {by!r}")
     counters = [get_counter(name) for name in counter or [*ESTIMATORS, "calibrated"]]  # bad names fail now
     references = [get_counter(name) for name in reference]
-    rows, skips, conversations = [], _Skips(), 0
+    rows, requests, skips, conversations = [], [], _Skips(), 0
     for conversation in _progress(_load(sources, skip_invalid, skips, limit), "Counting tokens"):
         rows += message_rows(conversation, counters, references)
+        requests += conversation_rows(conversation, counters, references)
         conversations += 1
     if not rows:
         raise CtxlabError("no conversations to measure")
-    df = pd.DataFrame(rows)
+    df, whole = pd.DataFrame(rows), pd.DataFrame(requests)
     for ref in dict.fromkeys(df["reference"]):
-        _print_estimates(df[df["reference"] == ref], ref, by, conversations, sources)
+        _print_estimates(df[df["reference"] == ref], whole[whole["reference"] == ref], ref, by, conversations,
+                         sources)
     _print_skips(skips)
 
 
@@ -246,11 +248,11 @@ def _pct(value: float, signed: float | None = None) -> str:
     return f"[{color}]{value:.1f}%{arrow}[/]"
 
 
-def _print_estimates(df, reference: str, by: str, conversations: int, sources: list[str]) -> None:
-    """The overall table, the breakdown by kind or language, and the worst undercounts."""
+def _print_estimates(messages, requests, reference: str, by: str, conversations: int, sources: list[str]) -> None:
+    """The overall table, the breakdown by kind or language, and the worst undercounts; `messages`
+    are per-message rows, `requests` whole-conversation rows."""
     from ctxlab.metrics.estimator import KINDS, LANGUAGES, error_table
 
-    messages, requests = df[df["content_kind"] != "conversation"], df[df["content_kind"] == "conversation"]
     overall = error_table(messages, "counter").set_index("counter")
     whole = error_table(requests, "counter").set_index("counter")
     n_messages = len(messages.drop_duplicates(["conversation_id", "message_id"]))

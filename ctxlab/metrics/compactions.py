@@ -29,14 +29,13 @@ from typing import Any, NamedTuple
 
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.facts import fact_recall
+from ctxlab.store.schema import RecordedCompactionRow
 from ctxlab.strategies import BaseStrategy, get_strategy
 from ctxlab.tokens import TokenCounter, get_counter
 
 DEFAULT_STRATEGIES = ("compaction", "sliding_window")
 AGENT = "agent"
-KEYS = ("conversation_id", "compaction", "cut_index", "at_index", "strategy", "counter", "tokens_before",
-        "recorded_tokens_before", "budget", "tokens_after", "summary_tokens", "fits", "fact_recall", "facts_total", "facts_kept",
-        "facts_missing", "summary", "error")
+KEYS = RecordedCompactionRow._fields
 _MISSING_SHOWN = 50
 
 
@@ -76,7 +75,7 @@ def recorded_compactions(conversation: Conversation) -> list[RecordedCompaction]
 
 def recorded_compaction_rows(conversation: Conversation, counter: str | TokenCounter = "o200k_base",
                              strategies: Sequence[str | BaseStrategy] = DEFAULT_STRATEGIES
-                             ) -> list[dict[str, Any]]:
+                             ) -> list[RecordedCompactionRow]:
     """One row per recorded compaction and candidate (``agent`` first, then each strategy).
 
     Row keys (`KEYS`, None where they do not apply): conversation_id, compaction (its position in
@@ -93,7 +92,7 @@ def recorded_compaction_rows(conversation: Conversation, counter: str | TokenCou
     rows = []
     for record in recorded_compactions(conversation):
         rows += _rows(conversation, record, count, built)
-    return rows
+    return [RecordedCompactionRow(**row) for row in rows]
 
 
 def _rows(conversation: Conversation, record: RecordedCompaction, counter: TokenCounter,

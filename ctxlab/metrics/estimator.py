@@ -1,8 +1,8 @@
 """How wrong token estimators are: per-message rows against reference tokenizers, by content kind.
 
 Estimators err differently on prose, CJK, code, JSON and tool output, so every row carries the
-message's content kind and language; one extra row per conversation counts the whole request
-with its tool definitions, which the seed estimators do not count at all.
+message's content kind and language; `conversation_rows` counts each whole request with its tool
+definitions, which the seed estimators do not count at all.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import pandas as pd
 
 from ctxlab.messages import Conversation, Message
+from ctxlab.store.schema import EstimatorConversationRow, EstimatorRow
 from ctxlab.tokens import TokenCounter, get_counter
 
 KINDS = ("prose", "cjk", "code", "json", "tool_output")
@@ -83,29 +83,30 @@ def language(text: str) -> str:
 
 
 def message_rows(conversation: Conversation, counters: Sequence[str | TokenCounter],
-                 references: Sequence[str | TokenCounter]) -> list[dict[str, Any]]:
-    """One row per message x counter x reference, plus one ``conversation`` row per pair.
-
-    Each row has conversation_id, message_id, role, content_kind, language, chars, counter,
-    reference, estimated (``counter.count_message``) and actual (``reference.count_message``).
-    The conversation row (message_id ``*``) counts the whole request with `count_messages`,
-    tool definitions included.
-    """
+                 references: Sequence[str | TokenCounter]) -> list[EstimatorRow]:
+    """One row per message x counter x reference: ``estimated`` is ``counter.count_message``,
+    ``actual`` ``reference.count_message``."""
     estimators = [get_counter(c) for c in counters]
     refs = [get_counter(r) for r in references]
-    described = [(m, *describe(m)) for m in conversation.messages]
     rows = []
-    for m, kind, lang, chars in described:
+    for m in conversation.messages:
+        kind, lang, chars = describe(m)
         for ref in refs:
             actual = ref.count_message(m)
-            rows += [error_row(conversation.id, m.id, m.role, kind, lang, chars, est.name, ref.name,
-                               est.count_message(m), actual) for est in estimators]
-    lang = dominant((lang, chars) for _, _, lang, chars in described)
-    total_chars = sum(d[3] for d in described)
-    for ref in refs:
+            rows += [EstimatorRow(conversation.id, m.id, m.role, kind, lang, chars, est.name, ref.name,
+                                  est.count_message(m), actual) for est in estimators]
+    return rows
+
+
+def conversation_rows(conversation: Conversation, counters: Sequence[str | TokenCounter],
+                      references: Sequence[str | TokenCounter]) -> list[EstimatorConversationRow]:
+    """One row per counter x reference for the whole request (`count_messages`, tool definitions included)."""
+    estimators = [get_counter(c) for c in counters]
+    rows = []
+    for ref in (get_counter(r) for r in references):
         actual = ref.count_messages(conversation.messages, conversation.tools)
-        rows += [error_row(conversation.id, "*", "*", "conversation", lang, total_chars, est.name, ref.name,
-                           est.count_messages(conversation.messages, conversation.tools), actual)
+        rows += [EstimatorConversationRow(conversation.id, est.name, ref.name,
+                                          est.count_messages(conversation.messages, conversation.tools), actual)
                  for est in estimators]
     return rows
 
@@ -147,14 +148,6 @@ def dominant(weighted: Iterable[tuple[str, int]], default: str = "other") -> str
     for label, chars in weighted:
         weight[label] += chars
     return weight.most_common(1)[0][0] if weight else default
-
-
-def error_row(conversation_id: str, message_id: str, role: str, kind: str, lang: str, chars: int,
-              counter: str, reference: str, estimated: int, actual: int) -> dict[str, Any]:
-    """One estimator-error row (the keys of `message_rows`, the columns of ``estimator_rows``)."""
-    return {"conversation_id": conversation_id, "message_id": message_id, "role": role,
-            "content_kind": kind, "language": lang, "chars": chars, "counter": counter,
-            "reference": reference, "estimated": estimated, "actual": actual}
 
 
 def _is_json(text: str) -> bool:

@@ -28,7 +28,8 @@ from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Conversation, Message
-from ctxlab.metrics.estimator import describe, dominant, error_row, message_rows
+from ctxlab.metrics.estimator import describe, dominant, message_rows
+from ctxlab.store.schema import EstimatorRow
 from ctxlab.tokens import TokenCounter, get_counter
 
 PROVIDER = "provider:"
@@ -88,7 +89,7 @@ def provider_deltas(conversation: Conversation) -> list[Delta]:
     return [_delta(conversation.messages, a, b, cuts, thinking) for a, b in zip(calls, calls[1:], strict=False)]
 
 
-def provider_rows(conversation: Conversation, counters: Sequence[str | TokenCounter]) -> list[dict[str, Any]]:
+def provider_rows(conversation: Conversation, counters: Sequence[str | TokenCounter]) -> list[EstimatorRow]:
     """One `message_rows`-shaped row per usable delta and counter.
 
     ``estimated`` is the sum of ``counter.count_message`` over the span (per-message overhead
@@ -100,8 +101,8 @@ def provider_rows(conversation: Conversation, counters: Sequence[str | TokenCoun
     for d in provider_deltas(conversation):
         if d.skipped is None:
             span = conversation.messages[d.start:d.end]
-            rows += [error_row(conversation.id, d.message_id, d.roles, d.content_kind, d.language, d.chars,
-                               est.name, d.reference, sum(est.count_message(m) for m in span), d.actual)
+            rows += [EstimatorRow(conversation.id, d.message_id, d.roles, d.content_kind, d.language, d.chars,
+                                  est.name, d.reference, sum(est.count_message(m) for m in span), d.actual)
                      for est in estimators]
     return rows
 
@@ -133,13 +134,12 @@ def usable_deltas(conversations: Iterable[Conversation], reference: str) -> list
 
 
 def rows_against(conversations: Iterable[Conversation], counters: Sequence[str | TokenCounter],
-                 reference: str) -> list[dict[str, Any]]:
+                 reference: str) -> list[EstimatorRow]:
     """Per-message rows against a tokenizer, or per-delta rows against a provider reference."""
     if is_provider(reference):
         return [r for c in conversations for r in provider_rows(c, counters)
-                if matches(reference, r["reference"].removeprefix(PROVIDER))]
-    return [r for c in conversations for r in message_rows(c, counters, [reference])
-            if r["content_kind"] != "conversation"]
+                if matches(reference, r.reference.removeprefix(PROVIDER))]
+    return [r for c in conversations for r in message_rows(c, counters, [reference])]
 
 
 def _models_found(found: list[tuple[Conversation, Delta]]) -> str:

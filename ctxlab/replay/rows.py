@@ -8,14 +8,14 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 
 from ctxlab.messages import Conversation, Message
 from ctxlab.replay import metrics
 from ctxlab.replay.plan import Entry
-from ctxlab.store.schema import ROW_TABLES, arrow_schema
+from ctxlab.store.schema import ROW_TABLES, ROW_TYPES, arrow_schema
 from ctxlab.strategies import CompressionResult
 from ctxlab.tokens import TokenCounter
 
@@ -30,6 +30,10 @@ class Rows:
 
     def add(self, table: str, row: dict[str, Any]) -> None:
         self.tables[table].append(row)
+
+    def add_typed(self, key: Mapping[str, Any], row: NamedTuple) -> None:
+        """A metric's typed row (`ctxlab.store.schema.ROW_TYPES`) in its table, under the run key."""
+        self.tables[ROW_TYPES[type(row)]].append({**key, **row._asdict()})
 
     def to_arrow(self) -> dict[str, pa.Table]:
         # Arrow reads the row dicts itself (absent keys are nulls), 4x faster than column lists.
@@ -65,7 +69,7 @@ class ConversationCounts:
 
 @dataclass(frozen=True)
 class Quality:
-    """The optional metric functions from other ctxlab areas (None where not installed)."""
+    """The quality metric functions a run computes (None where the run skips them)."""
 
     fact_recall: Callable[..., Any] | None
     summary_metrics: Callable[..., Mapping[str, Any]] | None

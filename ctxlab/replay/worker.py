@@ -7,7 +7,6 @@ conversations comes back as Arrow tables, compact to send and ready for a bulk i
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import signal
@@ -20,6 +19,11 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 from ctxlab.messages import Conversation, Message
+from ctxlab.metrics.compactions import recorded_compaction_rows
+from ctxlab.metrics.estimator import conversation_rows, message_rows
+from ctxlab.metrics.facts import fact_recall
+from ctxlab.metrics.provider import provider_rows
+from ctxlab.metrics.summary import summary_metrics
 from ctxlab.replay.plan import WorkSpec, turn_indices
 from ctxlab.replay.rows import ConversationCounts, Quality, Rows, Unit, unit_rows
 from ctxlab.strategies import BaseStrategy, StrategySpec
@@ -44,47 +48,27 @@ class _State:
     references: list[tuple[str, TokenCounter]]
     estimators: list[str]
     quality: Quality
-    message_rows: Any
-    provider_rows: Any
-    compaction_rows: Any
-    notes: tuple[str, ...]
 
 
 _STATES: dict[str, _State] = {}
 
 
-def _optional(module: str, name: str, notes: list[str]) -> Any:
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        notes.append(f"{module}.{name} unavailable, its columns are empty: {exc}")
-        return None
-
-
 def prepare(spec: WorkSpec) -> tuple[str, ...]:
-    """Build a run's strategies and counters in this process (forked workers inherit them);
-    returns notes on metrics that are unavailable."""
-    return _state(spec).notes
+    """Build a run's strategies and counters in this process (forked workers inherit them)."""
+    _state(spec)
+    return ()
 
 
 def _state(spec: WorkSpec) -> _State:
     state = _STATES.get(spec.run_id)
     if state is None:
-        notes: list[str] = []
         names = dict.fromkeys([*(e.counter for e in spec.entries), *spec.references, *spec.estimators])
         counters = {n: get_counter(n) for n in names}
         state = _STATES[spec.run_id] = _State(
             strategies=[StrategySpec.from_json(e.spec_json).build() for e in spec.entries],
             counters=counters, references=[(n, counters[n]) for n in spec.references],
             estimators=list(dict.fromkeys([*(e.counter for e in spec.entries), *spec.estimators])),
-            quality=Quality(_optional("ctxlab.metrics.facts", "fact_recall", notes),
-                            _optional("ctxlab.metrics.summary", "summary_metrics", notes))
-            if spec.quality else Quality(None, None),
-            message_rows=_optional("ctxlab.metrics.estimator", "message_rows", notes) if spec.estimators else None,
-            provider_rows=_optional("ctxlab.metrics.provider", "provider_rows", notes) if spec.estimators else None,
-            compaction_rows=_optional("ctxlab.metrics.compactions", "recorded_compaction_rows", notes)
-            if spec.quality else None,
-            notes=tuple(notes))
+            quality=Quality(fact_recall, summary_metrics) if spec.quality else Quality(None, None))
     return state
 
 
@@ -96,7 +80,7 @@ def replay_chunk(spec: WorkSpec, dataset: str, items: Sequence[tuple[int, Conver
     for seq, conv in items:
         units += replay_conversation(spec, state, rows, dataset, seq, conv)
     errors = sum(1 for r in rows.tables.get("result_rows", ()) if r["status"] != "ok")
-    return ChunkResult(dataset, rows.to_arrow(), len(items), units, errors, state.notes)
+    return ChunkResult(dataset, rows.to_arrow(), len(items), units, errors, ())
 
 
 def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str, seq: int,
@@ -147,17 +131,12 @@ def _conversation_rows(spec: WorkSpec, state: _State, rows: Rows, dataset: str, 
         "meta": json.dumps(conv.meta, ensure_ascii=False, default=str) if conv.meta else None,
         "record": json.dumps(conv.to_record(), ensure_ascii=False, default=str) if spec.store_records else None})
     _log_rows(spec, state, rows, key, conv)
-    if state.message_rows is None:
+    if not spec.estimators:
         return
     refs = [name for name, _ in state.references]
-    for r in state.message_rows(conv, state.estimators, refs):
-        if r["counter"] == r["reference"]:
-            continue
-        if r["message_id"] == "*":  # the whole request, tool definitions included
-            rows.add("estimator_conversations", {**key, "counter": r["counter"], "reference": r["reference"],
-                                                 "estimated": r["estimated"], "actual": r["actual"]})
-        else:
-            rows.add("estimator_rows", {**r, "run_id": spec.run_id, "dataset": dataset, "seq": seq})
+    for typed in (*message_rows(conv, state.estimators, refs), *conversation_rows(conv, state.estimators, refs)):
+        if typed.counter != typed.reference:
+            rows.add_typed(key, typed)
 
 
 def _log_rows(spec: WorkSpec, state: _State, rows: Rows, key: dict[str, Any], conv: Conversation) -> None:
@@ -165,14 +144,14 @@ def _log_rows(spec: WorkSpec, state: _State, rows: Rows, key: dict[str, Any], co
     estimator and every reference tokenizer against ``provider:<model>``) and the agent's own
     compactions beside ctxlab's at the same cut, with each counter the run's strategies use."""
     meta = conv.meta or {}
-    if state.provider_rows is not None and meta.get("provider_calls"):
+    if spec.estimators and meta.get("provider_calls"):
         counters = [state.counters[n] for n in dict.fromkeys([*state.estimators, *spec.references])]
-        for r in state.provider_rows(conv, counters):
-            rows.add("estimator_rows", {**r, **key})
-    if state.compaction_rows is not None and meta.get("compactions"):
+        for typed in provider_rows(conv, counters):
+            rows.add_typed(key, typed)
+    if spec.quality and meta.get("compactions"):
         for name in dict.fromkeys(e.counter for e in spec.entries):
-            for r in state.compaction_rows(conv, counter=state.counters[name]):
-                rows.add("recorded_compactions", {**r, **key})
+            for typed in recorded_compaction_rows(conv, counter=state.counters[name]):
+                rows.add_typed(key, typed)
 
 
 def init_worker() -> None:

@@ -8,6 +8,7 @@ migration runs once, in order, inside a transaction, and is recorded in `schema_
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import duckdb
 import pyarrow as pa
@@ -78,12 +79,79 @@ LLM_CALLS: Columns = (
     ("created_at", "TIMESTAMP"),
 )
 
+RUN_KEY = ("run_id", "dataset", "seq")  # the columns the replay adds to every metric row
+
+
+class EstimatorRow(NamedTuple):
+    """One message (or provider delta span) counted by an estimator and by a reference."""
+
+    conversation_id: str
+    message_id: str
+    role: str
+    content_kind: str
+    language: str
+    chars: int
+    counter: str
+    reference: str
+    estimated: int
+    actual: int
+
+
+class EstimatorConversationRow(NamedTuple):
+    """One whole request (messages and tool definitions) counted by an estimator and a reference."""
+
+    conversation_id: str
+    counter: str
+    reference: str
+    estimated: int
+    actual: int
+
+
+class RecordedCompactionRow(NamedTuple):
+    """An agent's own compaction, or a ctxlab strategy at the same cut (None where not applicable)."""
+
+    conversation_id: str
+    compaction: int
+    cut_index: int | None = None
+    at_index: int | None = None
+    strategy: str | None = None
+    counter: str | None = None
+    tokens_before: int | None = None
+    recorded_tokens_before: int | None = None
+    budget: int | None = None
+    tokens_after: int | None = None
+    summary_tokens: int | None = None
+    fits: bool | None = None
+    fact_recall: float | None = None
+    facts_total: int | None = None
+    facts_kept: int | None = None
+    facts_missing: str | None = None
+    summary: str | None = None
+    error: str | None = None
+
+
+# Which table each typed metric row goes to; its fields are that table's columns after `RUN_KEY`.
+ROW_TYPES: dict[type[Any], str] = {EstimatorRow: "estimator_rows",
+                                   EstimatorConversationRow: "estimator_conversations",
+                                   RecordedCompactionRow: "recorded_compactions"}
+
 # The tables replay workers fill; the order is the order a batch is written in.
 ROW_TABLES: dict[str, Columns] = {
     "conversations": CONVERSATIONS, "result_rows": RESULT_ROWS, "result_refs": RESULT_REFS,
     "estimator_rows": ESTIMATOR_ROWS, "estimator_conversations": ESTIMATOR_CONVERSATIONS,
     "summaries": SUMMARIES, "recorded_compactions": RECORDED_COMPACTIONS, "done": DONE,
 }
+
+
+def _check_row_types() -> None:
+    """Fail at import if a typed row drifts from its table's columns."""
+    for row_type, table in ROW_TYPES.items():
+        columns = tuple(c for c, _ in ROW_TABLES[table] if c not in RUN_KEY)
+        if row_type._fields != columns:
+            raise AssertionError(f"{row_type.__name__} fields {row_type._fields} != {table} columns {columns}")
+
+
+_check_row_types()
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 

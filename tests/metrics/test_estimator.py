@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from ctxlab.messages import Conversation, Message, ToolCall
-from ctxlab.metrics.estimator import content_kind, error_table, language, message_rows
+from ctxlab.metrics.estimator import content_kind, conversation_rows, error_table, language, message_rows
+from ctxlab.store.schema import EstimatorRow
 from ctxlab.tokens import get_counter
 
 TOOLS = ({"type": "function", "function": {"name": "read_file", "description": "Read a file.", "parameters": {
@@ -59,32 +60,29 @@ def test_language(text, lang):
     assert language(text) == lang
 
 
-def test_message_rows_one_per_message_counter_reference_plus_conversation_rows():
+def test_message_rows_one_per_message_counter_reference():
     counters, references = ["chars4", "calibrated"], ["o200k_base", "cl100k_base"]
     rows = message_rows(CONVERSATION, counters, references)
-    assert len(rows) == (len(CONVERSATION.messages) + 1) * len(counters) * len(references)
-    assert set(rows[0]) == {"conversation_id", "message_id", "role", "content_kind", "language", "chars",
-                            "counter", "reference", "estimated", "actual"}
-    by_key = {(r["message_id"], r["counter"], r["reference"]): r for r in rows}
+    assert len(rows) == len(CONVERSATION.messages) * len(counters) * len(references)
+    assert all(type(r) is EstimatorRow for r in rows)
+    by_key = {(r.message_id, r.counter, r.reference): r for r in rows}
     user = by_key[("u", "chars4", "o200k_base")]
-    assert (user["content_kind"], user["language"], user["chars"]) == ("cjk", "zh", 26)
-    assert user["estimated"] == get_counter("chars4").count_message(CONVERSATION.messages[1])
-    assert user["actual"] == get_counter("o200k_base").count_message(CONVERSATION.messages[1])
+    assert (user.content_kind, user.language, user.chars) == ("cjk", "zh", 26)
+    assert user.estimated == get_counter("chars4").count_message(CONVERSATION.messages[1])
+    assert user.actual == get_counter("o200k_base").count_message(CONVERSATION.messages[1])
     call = by_key[("a", "chars4", "o200k_base")]
-    assert call["content_kind"] == "json" and call["chars"] == len("read_file") + len('{"path": "app.py"}')
-    assert by_key[("t", "chars4", "cl100k_base")]["content_kind"] == "code"
+    assert call.content_kind == "json" and call.chars == len("read_file") + len('{"path": "app.py"}')
+    assert by_key[("t", "chars4", "cl100k_base")].content_kind == "code"
 
 
 def test_conversation_rows_count_the_tool_definitions():
-    rows = message_rows(CONVERSATION, ["chars4"], ["o200k_base"])
-    whole = next(r for r in rows if r["message_id"] == "*")
-    assert (whole["content_kind"], whole["role"], whole["counter"]) == ("conversation", "*", "chars4")
-    per_message = [r for r in rows if r["message_id"] != "*"]
-    assert whole["estimated"] == sum(r["estimated"] for r in per_message)  # chars4 ignores tools
+    per_message = message_rows(CONVERSATION, ["chars4"], ["o200k_base"])
+    [whole] = conversation_rows(CONVERSATION, ["chars4"], ["o200k_base"])
+    assert (whole.conversation_id, whole.counter, whole.reference) == ("conv", "chars4", "o200k_base")
+    assert whole.estimated == sum(r.estimated for r in per_message)  # chars4 ignores tools
     reference = get_counter("o200k_base")
-    assert whole["actual"] == reference.count_messages(CONVERSATION.messages, CONVERSATION.tools)
-    assert whole["actual"] > sum(r["actual"] for r in per_message) + 3  # the schema is counted
-    assert whole["chars"] == sum(r["chars"] for r in per_message)
+    assert whole.actual == reference.count_messages(CONVERSATION.messages, CONVERSATION.tools)
+    assert whole.actual > sum(r.actual for r in per_message) + 3  # the schema is counted
 
 
 def test_error_table_statistics():
@@ -118,4 +116,4 @@ def test_error_table_on_real_rows_shows_chars4_undercounting_cjk():
 
 
 def test_rows_are_json_serialisable():
-    json.dumps(message_rows(CONVERSATION, ["chars3"], ["o200k_base"]))
+    json.dumps([r._asdict() for r in message_rows(CONVERSATION, ["chars3"], ["o200k_base"])])

@@ -9,13 +9,11 @@ import pytest
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Conversation
-from ctxlab.metrics.estimator import KINDS, error_table, message_rows
+from ctxlab.metrics.estimator import KINDS, error_table
 from ctxlab.metrics.provider import matches, provider_deltas, provider_rows, rows_against, usable_deltas
+from ctxlab.store.schema import EstimatorRow
 from ctxlab.tokens import get_counter
 from tests.provider_logs import FRAMING, MODEL, billed_log, compacted_log, true_tokens
-
-ROW_KEYS = {"conversation_id", "message_id", "role", "content_kind", "language", "chars", "counter", "reference",
-            "estimated", "actual"}
 
 
 def with_calls(conversation: Conversation, calls: list[dict], **meta) -> Conversation:
@@ -105,14 +103,13 @@ def test_provider_rows_have_the_estimator_row_shape():
     rows = provider_rows(conversation, counters)
     usable = [d for d in provider_deltas(conversation) if d.skipped is None]
     assert len(rows) == 2 * len(usable)
-    assert all(set(r) == ROW_KEYS for r in rows)
-    assert set(message_rows(conversation, ["chars4"], ["o200k_base"])[0]) == ROW_KEYS
+    assert all(type(r) is EstimatorRow for r in rows)  # the estimator_rows table's row, like message_rows'
     o200k = get_counter("o200k_base")
     for d in usable:
-        row = next(r for r in rows if r["message_id"] == d.message_id and r["counter"] == "o200k_base")
+        row = next(r for r in rows if r.message_id == d.message_id and r.counter == "o200k_base")
         span = conversation.messages[d.start:d.end]
-        assert row["reference"] == f"provider:{MODEL}" and row["actual"] == d.actual and row["role"] == d.roles
-        assert row["estimated"] == sum(o200k.count_message(m) for m in span)  # no reply priming
+        assert row.reference == f"provider:{MODEL}" and row.actual == d.actual and row.role == d.roles
+        assert row.estimated == sum(o200k.count_message(m) for m in span)  # no reply priming
     # o200k_base frames a message with 4 tokens (3 + the role) where this provider uses 7: it undercounts.
     table = error_table(pd.DataFrame(rows)).set_index("counter")
     assert table.loc["o200k_base", "underestimate_share"] > 0.9 and FRAMING == 7
@@ -133,7 +130,7 @@ def test_rows_against_a_tokenizer_or_a_provider():
     logs = [billed_log(12)]
     against_tokenizer = rows_against(logs, ["chars4"], "o200k_base")
     assert len(against_tokenizer) == len(logs[0].messages)
-    assert {r["reference"] for r in against_tokenizer} == {"o200k_base"}
+    assert {r.reference for r in against_tokenizer} == {"o200k_base"}
     assert rows_against(logs, ["chars4"], f"provider:{MODEL}") == provider_rows(logs[0], ["chars4"])
     assert rows_against(logs, ["chars4"], "provider:other") == []
     assert matches("provider:*", "any") and matches(f"provider:{MODEL}", MODEL) and not matches("provider:x", MODEL)
