@@ -16,7 +16,6 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import ctxlab
 from ctxlab.datasets.logs import split_format
 from ctxlab.datasets.paths import plan_path, read_plan
 from ctxlab.datasets.readers import Raw, drop_nulls, folder_files, read_json
@@ -64,7 +63,7 @@ class Resolved(NamedTuple):
 def data_dir() -> Path:
     """The folder of bundled samples: ``$CTXLAB_DATA_DIR``, else ``data/`` next to the package."""
     env = os.environ.get("CTXLAB_DATA_DIR")
-    return Path(env) if env else Path(ctxlab.__file__).resolve().parents[1] / "data"
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
 
 
 def list_samples() -> list[str]:

@@ -1,5 +1,8 @@
 """Small pure functions that strategies compose (pi-mono style: pure mechanics, thin strategies).
 
+The text clipping pieces (`truncate_head_tail`, `clip_to_tokens`) live in `ctxlab.tokens.clip`,
+because summarizers use them too; they are re-exported here.
+
 Index ranges are half-open `Span(start, stop)` over a message tuple; costs are per-message token
 counts from `Request.counts`, so nothing here re-tokenizes.
 """
@@ -11,9 +14,7 @@ from itertools import accumulate
 from typing import NamedTuple
 
 from ctxlab.messages import Message
-from ctxlab.tokens import TokenCounter
-
-TRUNCATION_MARKER = "\n\n... [{omitted} characters truncated] ...\n\n"
+from ctxlab.tokens.clip import TRUNCATION_MARKER, clip_to_tokens, truncate_head_tail
 
 
 class Span(NamedTuple):
@@ -48,40 +49,6 @@ class Usage(NamedTuple):
     @property
     def remaining(self) -> int:
         return self.budget - self.used
-
-
-def truncate_head_tail(text: str, max_chars: int, head_chars: int = 2000, tail_chars: int = 2000) -> str:
-    """Seed 003's L1 truncation: texts over `max_chars` keep head and tail around an omission marker.
-
-    A text that head and tail already cover is returned unchanged: there is nothing to omit, and
-    the marker would only lengthen it (and repeat the overlap of head and tail).
-    """
-    if len(text) <= max_chars or head_chars + tail_chars >= len(text):
-        return text
-    omitted = len(text) - head_chars - tail_chars
-    tail = text[-tail_chars:] if tail_chars else ""
-    return text[:head_chars] + TRUNCATION_MARKER.format(omitted=omitted) + tail
-
-
-def clip_to_tokens(text: str, max_tokens: int, counter: TokenCounter, head_share: float = 0.5) -> str:
-    """The longest head+tail clip of `text` (with the omission marker) that fits `max_tokens`.
-
-    Binary search over the kept length, so the result fits under any counter, exact or estimated.
-    """
-    if counter.count(text) <= max_tokens:
-        return text
-    lo, hi, best = 0, len(text), ""
-    while lo <= hi:
-        keep = (lo + hi) // 2
-        head = int(keep * head_share)
-        candidate = truncate_head_tail(text, keep, head, keep - head) if keep < len(text) else text
-        if keep == 0:
-            candidate = TRUNCATION_MARKER.format(omitted=len(text)).strip()
-        if counter.count(candidate) <= max_tokens:
-            best, lo = candidate, keep + 1
-        else:
-            hi = keep - 1
-    return best
 
 
 def tool_groups(messages: Sequence[Message]) -> list[Span]:
@@ -207,3 +174,8 @@ def _trim_newest_turn(messages: Sequence[Message], counts: Sequence[int], start:
 def call_names(messages: Sequence[Message]) -> dict[str, str]:
     """Tool name of every call id (tool results usually carry only the id)."""
     return {c.id: c.name for m in messages for c in m.tool_calls}
+
+
+__all__ = ["TRUNCATION_MARKER", "CutPoint", "Span", "Usage", "call_names", "clip_to_tokens", "drop_oldest_turns",
+           "find_cut_point", "keep_newest", "newest_user", "pinned", "system_prefix", "tool_groups", "truncate_head_tail",
+           "turns", "window_by_turns"]

@@ -17,7 +17,6 @@ from functools import cached_property
 from typing import Any
 
 from ctxlab.messages import Message
-from ctxlab.strategies.mechanics import clip_to_tokens
 from ctxlab.summarize import prompts
 from ctxlab.summarize.base import SummaryResult
 from ctxlab.summarize.cache import CallCache, open_cache
@@ -27,6 +26,7 @@ from ctxlab.summarize.sections import MODIFIED, READ, file_lists_block, parse_su
 from ctxlab.summarize.serialize import TOOL_OUTPUT_TOKENS, serialize
 from ctxlab.summarize.toolcalls import file_operations
 from ctxlab.tokens import TokenCounter
+from ctxlab.tokens.clip import clip_to_tokens
 
 _DEFAULTS = {"prompt": "structured", "temperature": 0.0, "tool_output_tokens": TOOL_OUTPUT_TOKENS}
 

@@ -11,10 +11,10 @@ import json
 from collections.abc import Sequence
 
 from ctxlab.messages import Message, ToolCall
-from ctxlab.strategies.mechanics import clip_to_tokens, truncate_head_tail
 from ctxlab.summarize.message import unwrap
 from ctxlab.summarize.toolcalls import parse_arguments, tool_names
 from ctxlab.tokens import TokenCounter
+from ctxlab.tokens.clip import clip_to_tokens, truncate_head_tail
 
 TOOL_OUTPUT_TOKENS = 600
 TOOL_OUTPUT_CHARS = 2400
