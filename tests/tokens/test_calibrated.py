@@ -184,7 +184,7 @@ def provider_mape(counter, logs: list, reference: str) -> float:
     from ctxlab.metrics.provider import rows_against
 
     rows = rows_against(logs, [counter], reference)
-    return 100 * float(np.mean([abs(r["estimated"] - r["actual"]) / r["actual"] for r in rows]))
+    return 100 * float(np.mean([abs(r.estimated - r.actual) / r.actual for r in rows]))
 
 
 def test_fit_on_provider_deltas_recovers_the_known_framing_and_beats_the_seeds(tmp_path):
