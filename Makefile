@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: setup demo test lint test-browser browser-deps bench dashboard report clean
+.PHONY: setup demo test lint docs test-browser browser-deps bench dashboard report clean
 
 setup: $(STAMP)
 
@@ -25,9 +25,17 @@ test: setup browser-deps
 	@$(BIN)/python -m pytest -n 2 --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; fi; exit $$rc
 
-# The gate CI runs before the tests: pyflakes, isort, pyupgrade and bugbear rules.
+# Pages of docs/ generated from the code (CLI reference, strategy parameter tables).
+GENERATED_DOCS := docs/cli.md docs/strategies.md
+
+# The gate CI runs before the tests: pyflakes, isort, pyupgrade and bugbear rules, and generated
+# docs that still match the code.
 lint: setup
 	$(BIN)/ruff check ctxlab dashboard tests notebooks
+	$(BIN)/cog --check --diff --check-fail-msg='run make docs' $(GENERATED_DOCS)
+
+docs: setup
+	$(BIN)/cog -r $(GENERATED_DOCS)
 
 bench: setup
 	$(BIN)/ctxlab bench
