@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ctxlab.messages import Conversation, Message
-from ctxlab.replay.config import DEFAULT_BUDGETS
+from ctxlab.replay.config import DEFAULT_BUDGETS, DEFAULT_ESTIMATORS
 from ctxlab.strategies import get_strategy, list_strategies
 
 DEMO_SOURCES = ("sample:agent_sessions", "sample:chats")
@@ -98,8 +98,8 @@ def timed_replay(label: str, out_dir: Path, sources: Sequence[str], mode: str, *
         path.unlink(missing_ok=True)
     started = time.perf_counter()
     config = ReplayConfig(tuple(sources), tuple(strategies or deterministic_strategies()), DEFAULT_BUDGETS,
-                          references=(REFERENCE,), modes=mode, db=str(db), workers=workers, limit=limit, name=label,
-                          quality=full, **({} if full else {"estimators": ()}))
+                          references=(REFERENCE,), modes=(mode,), estimators=DEFAULT_ESTIMATORS if full else (),
+                          db=str(db), workers=workers, limit=limit, name=label, quality=full)
     summary = replay(config)
     wall = time.perf_counter() - started
     return Timing(label, wall, f"{summary.conversations:,} conversations, {summary.units:,} units, "

@@ -74,7 +74,7 @@ class Registry(Generic[T]):
         if isinstance(entry, str):
             module, _, attribute = entry.partition(":")
             entry = self._entries[name] = getattr(importlib.import_module(module), attribute)
-        return entry  # type: ignore[return-value]
+        return entry
 
     def names(self) -> list[str]:
         """Registered names, sorted."""

@@ -55,7 +55,7 @@ def _known_cjk(manager: Any) -> list[str]:
 
 @contextlib.contextmanager
 def _style() -> Iterator[None]:
-    rc = {"font.family": list(font_families()), "font.size": 9, "axes.titlesize": 10, "axes.titleweight": "bold",
+    rc: Any = {"font.family": list(font_families()), "font.size": 9, "axes.titlesize": 10, "axes.titleweight": "bold",
           "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3,
           "legend.fontsize": 8, "legend.frameon": False, "figure.dpi": 100}
     with matplotlib.rc_context(rc):
@@ -512,7 +512,7 @@ def cost_latency(cost: pd.DataFrame) -> Figure:
         ax.barh(y + 0.18, frame["p95_latency_ms"], height=0.36, color="#f58518", label="p95")
         for yy, spend in zip(y, frame["llm_cost_usd"], strict=False):
             if spend and spend > 0:
-                ax.text(ax.get_xlim()[1], yy, f" ${spend:,.4f}", va="center", fontsize=7)
+                ax.text(ax.get_xlim()[1], float(yy), f" ${spend:,.4f}", va="center", fontsize=7)
         ax.set_yticks(y, frame["variant"])
         ax.set_xscale("log")
         ax.set_xlabel("milliseconds per unit (log scale)")

@@ -12,6 +12,7 @@ tighter than the data supports.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -102,7 +103,7 @@ def mean_ci(results: pd.DataFrame, value: str = "retained_ratio", by: Sequence[s
     return pd.DataFrame(rows, columns=columns)
 
 
-def retained_ci(results: pd.DataFrame, by: Sequence[str] = KEYS, **kwargs: float) -> pd.DataFrame:
+def retained_ci(results: pd.DataFrame, by: Sequence[str] = KEYS, **kwargs: Any) -> pd.DataFrame:
     """Retained-token ratio (tokens after / before) per strategy x budget with its bootstrap CI."""
     return mean_ci(results, "retained_ratio", by, **kwargs)
 
@@ -170,15 +171,15 @@ def headline(results: pd.DataFrame, by: Sequence[str] = KEYS, **ci: float) -> pd
 
 def pareto_front(x: Sequence[float], y: Sequence[float]) -> np.ndarray:
     """Mask of the points no other point beats: lower `x` (retained ratio) and higher `y` (recall)."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    order = np.lexsort((-y, x))
-    mask = np.zeros(len(x), bool)
+    xs, ys = np.asarray(x, float), np.asarray(y, float)
+    order = np.lexsort((-ys, xs))
+    mask = np.zeros(len(xs), bool)
     best = -np.inf
     for i in order:
-        if np.isnan(x[i]) or np.isnan(y[i]):
+        if np.isnan(xs[i]) or np.isnan(ys[i]):
             continue
-        if y[i] > best + _EPS:
-            mask[i], best = True, y[i]
+        if ys[i] > best + _EPS:
+            mask[i], best = True, ys[i]
     return mask
 
 

@@ -4,7 +4,6 @@ that the committed docs match (``cog --check``)."""
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import re
 from typing import Any
@@ -63,13 +62,10 @@ def strategy_table(name: str) -> str:
     """A strategy's parameters, defaults and meanings (from its docstring's Attributes section)."""
     from ctxlab.strategies import STRATEGIES
 
-    cls = STRATEGIES.get(name)
-    meanings = docstring_attributes(inspect.getdoc(cls) or "")
+    meanings = docstring_attributes(inspect.getdoc(STRATEGIES.get(name)) or "")
     rows = ["| parameter | default | meaning |", "|---|---|---|"]
-    for field in dataclasses.fields(cls):
-        if field.init and not field.name.startswith("_"):
-            default = field.default if field.default is not dataclasses.MISSING else field.default_factory()  # type: ignore[misc]
-            rows.append(f"| `{field.name}` | `{_default_repr(default)}` | {_cell(meanings.get(field.name, ''))} |")
+    for key, default in STRATEGIES.parameters(name).items():
+        rows.append(f"| `{key}` | `{_default_repr(default)}` | {_cell(meanings.get(key, ''))} |")
     return "\n".join(rows)
 
 

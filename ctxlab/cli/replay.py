@@ -228,13 +228,13 @@ def demo(
     out = console()
     out.print(f"[bold]1/2[/bold] final: every strategy with {DEFAULT_COUNTER} and with its seed counter, "
               f"budgets {DEFAULT_BUDGETS[0]}-{DEFAULT_BUDGETS[-1]}, fit checked with {', '.join(refs)}")
-    final = _replay(ReplayConfig(DEMO_SOURCES, counters=(DEFAULT_COUNTER, SEED), references=refs, db=db,
+    final = _replay(ReplayConfig(DEMO_SOURCES, counters=(DEFAULT_COUNTER, SEED), references=tuple(refs), db=db,
                                  workers=workers, limit=limit, name="demo-final"))
     _report_summary(final)
     out.print(f"[bold]2/2[/bold] per-turn: {per_turn or 'all'} conversation(s) per dataset, budgets "
               f"{' and '.join(map(str, DEMO_PER_TURN_BUDGETS))}, "
               "compressed before every assistant message as an agent would")
-    turns = _replay(ReplayConfig(DEMO_SOURCES, budgets=DEMO_PER_TURN_BUDGETS, references=refs, modes="per-turn",
+    turns = _replay(ReplayConfig(DEMO_SOURCES, budgets=DEMO_PER_TURN_BUDGETS, references=tuple(refs), modes=("per-turn",),
                                  db=db, workers=workers, limit=per_turn, name="demo-per-turn"))
     _report_summary(turns)
     print_summary(db, final.run_id, "demo-final: estimator-driven strategies overflow real windows (fits columns)")

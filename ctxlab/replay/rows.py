@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, NamedTuple
+from typing import Any
 
 import pyarrow as pa
 
@@ -31,7 +31,7 @@ class Rows:
     def add(self, table: str, row: dict[str, Any]) -> None:
         self.tables[table].append(row)
 
-    def add_typed(self, key: Mapping[str, Any], row: NamedTuple) -> None:
+    def add_typed(self, key: Mapping[str, Any], row: Any) -> None:
         """A metric's typed row (`ctxlab.store.schema.ROW_TYPES`) in its table, under the run key."""
         self.tables[ROW_TYPES[type(row)]].append({**key, **row._asdict()})
 

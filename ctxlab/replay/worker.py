@@ -26,7 +26,7 @@ from ctxlab.metrics.provider import provider_rows
 from ctxlab.metrics.summary import summary_metrics
 from ctxlab.replay.plan import WorkSpec, turn_indices
 from ctxlab.replay.rows import ConversationCounts, Quality, Rows, Unit, unit_rows
-from ctxlab.strategies import BaseStrategy, StrategySpec
+from ctxlab.strategies import STRATEGIES, BaseStrategy, StrategySpec
 from ctxlab.tokens import TokenCounter, get_counter
 
 
@@ -65,7 +65,7 @@ def _state(spec: WorkSpec) -> _State:
         names = dict.fromkeys([*(e.counter for e in spec.entries), *spec.references, *spec.estimators])
         counters = {n: get_counter(n) for n in names}
         state = _STATES[spec.run_id] = _State(
-            strategies=[StrategySpec.from_json(e.spec_json).build() for e in spec.entries],
+            strategies=[STRATEGIES.build(StrategySpec.from_json(e.spec_json).to_mapping()) for e in spec.entries],
             counters=counters, references=[(n, counters[n]) for n in spec.references],
             estimators=list(dict.fromkeys([*(e.counter for e in spec.entries), *spec.estimators])),
             quality=Quality(fact_recall, summary_metrics) if spec.quality else Quality(None, None))
@@ -134,9 +134,10 @@ def _conversation_rows(spec: WorkSpec, state: _State, rows: Rows, dataset: str, 
     if not spec.estimators:
         return
     refs = [name for name, _ in state.references]
-    for typed in (*message_rows(conv, state.estimators, refs), *conversation_rows(conv, state.estimators, refs)):
-        if typed.counter != typed.reference:
-            rows.add_typed(key, typed)
+    per_message = [r for r in message_rows(conv, state.estimators, refs) if r.counter != r.reference]
+    whole = [r for r in conversation_rows(conv, state.estimators, refs) if r.counter != r.reference]
+    for typed in (*per_message, *whole):
+        rows.add_typed(key, typed)
 
 
 def _log_rows(spec: WorkSpec, state: _State, rows: Rows, key: dict[str, Any], conv: Conversation) -> None:
@@ -146,12 +147,12 @@ def _log_rows(spec: WorkSpec, state: _State, rows: Rows, key: dict[str, Any], co
     meta = conv.meta or {}
     if spec.estimators and meta.get("provider_calls"):
         counters = [state.counters[n] for n in dict.fromkeys([*state.estimators, *spec.references])]
-        for typed in provider_rows(conv, counters):
-            rows.add_typed(key, typed)
+        for row in provider_rows(conv, counters):
+            rows.add_typed(key, row)
     if spec.quality and meta.get("compactions"):
         for name in dict.fromkeys(e.counter for e in spec.entries):
-            for typed in recorded_compaction_rows(conv, counter=state.counters[name]):
-                rows.add_typed(key, typed)
+            for compaction in recorded_compaction_rows(conv, counter=state.counters[name]):
+                rows.add_typed(key, compaction)
 
 
 def init_worker() -> None:

@@ -45,7 +45,11 @@ class StrategySpec:
         data = json.loads(text)
         return cls(data["name"], tuple(sorted(data.get("params", {}).items())))
 
-    def build(self) -> Strategy:
+    def to_mapping(self) -> dict[str, Any]:
+        """The ``{"name", "params"}`` form registries build from."""
+        return {"name": self.name, "params": dict(self.params)}
+
+    def build(self) -> BaseStrategy:
         return get_strategy(self.name, **dict(self.params))
 
     def __str__(self) -> str:

@@ -138,7 +138,7 @@ def _call_with_retry(litellm: Any, messages: list[dict], ep: Endpoint, params: M
     if ep.api_base:
         kwargs["api_base"] = ep.api_base
     api_key = ep.api_key
-    if not api_key and ep.api_base and ep.model.startswith(_NO_KEY_PROVIDERS) and not os.environ.get("OPENAI_API_KEY"):
+    if not api_key and ep.api_base and (ep.model or "").startswith(_NO_KEY_PROVIDERS) and not os.environ.get("OPENAI_API_KEY"):
         api_key = "not-needed"  # local OpenAI-compatible servers (vLLM, llama.cpp) take any key
     if api_key:
         kwargs["api_key"] = api_key
@@ -167,7 +167,7 @@ def _retryable(exc: Exception, status: Any) -> bool:
 def _retry_after(exc: Exception) -> float | None:
     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
     try:
-        return float(headers.get("retry-after"))
+        return float(headers.get("retry-after") or "")
     except (TypeError, ValueError):
         return None
 

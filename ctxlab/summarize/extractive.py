@@ -108,7 +108,7 @@ def merge(previous: dict[str, list[str]], items: list[Item]) -> list[Item]:
     """Fold a parsed previous summary in: its items come first (older) and carry forward; its
     next steps are superseded when the new messages state new ones."""
     has_next = any(it.section == NEXT for it in items)
-    carried = []
+    carried: list[Item] = []
     count = sum(len(v) for v in previous.values()) or 1
     for section, lines in previous.items():
         if section == NEXT and has_next:

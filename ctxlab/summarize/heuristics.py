@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache, partial
 from itertools import accumulate
 from typing import NamedTuple
@@ -250,12 +250,13 @@ def _lines_holding(starts: Sequence[int], haystack: str, needles: Iterable[str |
     or a regex's match); after each hit the search goes on at the next line."""
     found: set[int] = set()
     for needle in needles:
-        find = haystack.find if isinstance(needle, str) else partial(_match_start, haystack)
-        at = find(needle, 0)
+        find: Callable[[int], int] = (partial(haystack.find, needle) if isinstance(needle, str)
+                                      else partial(_match_start, haystack, needle))
+        at = find(0)
         while at >= 0:
             line = bisect_right(starts, at) - 1
             found.add(line)
-            at = find(needle, starts[line + 1])
+            at = find(starts[line + 1])
     return found
 
 

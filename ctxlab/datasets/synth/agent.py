@@ -9,13 +9,14 @@ builder live in ``agent_flow``.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from . import outputs
 from .failures import failure
 from .phrases import GOAL_OUTRO, SYSTEM_ENV, SYSTEM_INTRO, SYSTEM_RULES, P
 from .projects import PROJECTS, make_slots
 from .runner import passing_run
-from .session import Call, Session
+from .session import Call, Note, Session
 from .sources import number_lines, patch_for, render_source, small_edit
 from .tasks_backend import TASKS_BACKEND
 from .tasks_ops import TASKS_OPS
@@ -55,10 +56,10 @@ class AgentSession(Session):
         self.used_reqs: list[int] = []
         self.failures_seen: list[str] = []
         self.files: dict[str, str] = {}  # path -> current content, so re-reads and edits agree
-        self.flags: dict[str, bool] = {}
+        self.flags: dict[str, Any] = {}  # booleans, and counters such as "interjections"
         self.giant_chars = 0
         self.last_passed = ""
-        self.last_pass = None
+        self.last_pass: Note | None = None
 
     # -- helpers -----------------------------------------------------------
     def user_lang(self) -> str:
@@ -117,7 +118,7 @@ class AgentSession(Session):
         self.flags = {}
         lang = self.user_lang()
         goal_t = pick_lang(self.rng, self.task["goal"], lang)
-        pieces = ([(self.phrase("user_next", lang), {})] if not first else []) + [(goal_t, self.tslots)]
+        pieces: list[tuple[str, Any]] = ([(self.phrase("user_next", lang), {})] if not first else []) + [(goal_t, self.tslots)]
         chosen = [c for c in self.task["constraints"] if self.rng.random() < 0.8] or list(self.task["constraints"][:1])
         outro = GOAL_OUTRO[lang]
         body = "\n".join("- " + c[lang] for c in chosen)

@@ -94,7 +94,7 @@ def big(s: AgentSession, giant: bool) -> None:
         size = int(size * 1.3)
         res = big_output(s.rng, kind, s.project, s.slots, size)
     shell = res.args.get("command") or f"curl -s '{res.args.get('url')}'"
-    narr = (s.phrase("big_intro"), {}) if s.rng.random() < 0.5 else None
+    narr: tuple[str, dict[str, str]] | None = (s.phrase("big_intro"), {}) if s.rng.random() < 0.5 else None
     s.call(narr, [s.tool_or_shell(res.tool, res.args, shell, res.text)])
     if giant:
         s.giant_chars += len(res.text)

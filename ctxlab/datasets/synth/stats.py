@@ -19,7 +19,9 @@ def record_stats(records: Iterable[dict]) -> dict:
         the share of records with tool calls and with a tool output over 50,000
         characters, and the language counts.
     """
-    n_msgs, n_chars, languages = [], [], Counter()
+    n_msgs: list[int] = []
+    n_chars: list[int] = []
+    languages: Counter[str] = Counter()
     with_tools = with_giant = 0
     for record in records:
         messages = record["messages"]

@@ -11,8 +11,8 @@ import base64
 import math
 import random
 import re
-from collections.abc import Mapping, Sequence
-from typing import TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -153,12 +153,12 @@ def message_text(message: Mapping[str, object]) -> str:
         return ""
     if isinstance(content, str):
         return content
-    return "\n".join(part.get("text", "") for part in content)  # type: ignore[union-attr]
+    return "\n".join(part.get("text", "") for part in cast(Iterable[Mapping[str, str]], content))
 
 
 def message_chars(message: Mapping[str, object]) -> int:
     """Characters of a message: its text plus the JSON arguments of its tool calls."""
     total = len(message_text(message))
-    for call in message.get("tool_calls") or ():  # type: ignore[union-attr]
+    for call in cast(Iterable[Mapping[str, Any]], message.get("tool_calls") or ()):
         total += len(call["function"]["arguments"])
     return total
