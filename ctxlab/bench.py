@@ -44,25 +44,9 @@ def demo_references() -> list[str]:
     return ["o200k_base", "cl100k_base"]
 
 
-def uses_llm(spec: str) -> bool:
-    """Does a strategy spec call an LLM (a summarizer or step spec naming ``llm``)?"""
-    params = get_strategy(spec).spec.params
-
-    def llm(value: Any) -> bool:
-        if isinstance(value, str):
-            return value == "llm" or value.startswith("llm:") or ":summarizer=llm" in value
-        if isinstance(value, list | tuple):
-            return any(llm(v) for v in value)
-        if isinstance(value, dict):
-            return any(llm(v) for v in value.values())
-        return False
-
-    return any(llm(v) for _, v in params)
-
-
 def deterministic_strategies() -> list[str]:
     """Every registered strategy that needs no LLM."""
-    return [s for s in list_strategies() if not uses_llm(s)]
+    return [s for s in list_strategies() if not get_strategy(s).spec.uses_llm()]
 
 
 def distinct_messages(sources: Sequence[str]) -> list[Message]:

@@ -145,3 +145,12 @@ def stored_unit(db: Db, run_id: str, dataset: str, conversation_id: str, label: 
     unit = A.per_unit(df)
     return unit[(unit["conversation_id"] == conversation_id) & (unit["label"] == label) & (unit["counter"] == counter)
                 & (unit["budget"] == budget) & (unit["mode"] == "final")]
+
+
+@st.cache_data(ttl=TTL, show_spinner="Building the policy front...")
+def policy_front(db: Db, run_id: str, dataset: str | None, reference: str, window: int) -> pd.DataFrame:
+    """`ctxlab.analysis.recommend.frontier` of a run's per-turn units at one window."""
+    from ctxlab.analysis.recommend import frontier
+
+    df = results(db, run_id, dataset)
+    return frontier(df[df["budget"] == window], reference)

@@ -75,9 +75,9 @@ def pick_mode(results: pd.DataFrame, key: str = "mode") -> str | None:
     return st.sidebar.radio("Mode", modes, index=default, key=key, horizontal=True)
 
 
-def run_results(title: str) -> tuple[data.Db, str, str | None, pd.DataFrame, str | None]:
-    """A page's opening: its title, the sidebar's run, dataset and mode, and the run's result rows
-    (the page stops with a note when the run has none)."""
+def run_results(title: str, *, pick_mode_too: bool = True) -> tuple[data.Db, str, str | None, pd.DataFrame, str | None]:
+    """A page's opening: its title, the sidebar's run, dataset and mode (None for a page that
+    shows one mode only), and the run's result rows (the page stops with a note when it has none)."""
     st.title(title)
     db = require_db()
     run_id = pick_run(db)
@@ -86,7 +86,7 @@ def run_results(title: str) -> tuple[data.Db, str, str | None, pd.DataFrame, str
     if results.empty:
         st.info("This run has no results yet.")
         st.stop()
-    return db, run_id, dataset, results, pick_mode(results)
+    return db, run_id, dataset, results, pick_mode(results) if pick_mode_too else None
 
 
 def downloads(table: pd.DataFrame | None, png: bytes | None, name: str) -> None:

@@ -5,13 +5,15 @@ from __future__ import annotations
 from ctxlab import bench
 from ctxlab.datasets import load_conversations
 from ctxlab.replay.plan import turn_indices
-from ctxlab.strategies import list_strategies
+from ctxlab.strategies import get_strategy, list_strategies
 
 
 def test_deterministic_strategies_exclude_llm_specs():
     names = bench.deterministic_strategies()
     assert "noop" in names and set(names) <= set(list_strategies())
-    assert bench.uses_llm("compaction:summarizer=llm") and not bench.uses_llm("compaction")
+    assert get_strategy("compaction:summarizer=llm").spec.uses_llm()
+    assert get_strategy("pipeline:steps=observation_masking+compaction:summarizer=llm").spec.uses_llm()
+    assert not get_strategy("compaction").spec.uses_llm()
 
 
 def test_baseline_and_peer_on_a_tiny_workload():

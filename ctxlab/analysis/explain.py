@@ -37,8 +37,7 @@ def build_strategy(spec: str, params: Mapping[str, Any] | None = None) -> Any:
 
 def uses_llm(strategy: Any) -> bool:
     """Whether re-running the strategy may call an LLM (its spec names an ``llm`` summarizer)."""
-    text = strategy.spec.to_json()
-    return '"llm' in text or "summarizer=llm" in text
+    return bool(strategy.spec.uses_llm())
 
 
 def rerun(conversation: Conversation, spec: str, *, budget: int, counter: str = "o200k_base",

@@ -283,6 +283,44 @@ def pareto(points: pd.DataFrame) -> Figure:
         return _finish(fig, title)
 
 
+def policy_front(front: pd.DataFrame, *, x: str = "tokens_sent", xlabel: str = "tokens sent per session",
+                 chosen: str | None = None) -> Figure:
+    """Fact recall against what a session sends, one point per policy, with the Pareto front and
+    the calls a provider would reject (hollow: orphaned tool pairs or over the window).
+
+    Args:
+        front: `ctxlab.analysis.recommend.frontier` (label, counter, tokens_sent, fact_recall,
+            recall_low, recall_high, orphan_rate, overflow_rate, on_front; or another `x` column).
+        x: the cost axis column (tokens sent, or dollars).
+        chosen: the recommended policy's label, ringed.
+    """
+    title = "Policies turn by turn: facts kept against what every call sends"
+    points = front.dropna(subset=[x, "fact_recall"])
+    if points.empty:
+        return _empty(title, "no per-turn results with fact recall in this run (replay --mode per-turn)")
+    with _style():
+        fig, (ax,) = _figure(width=9.0, height=5.2)
+        for row in points.itertuples():
+            rejected = (row.orphan_rate + row.overflow_rate) > 0
+            color = strategy_color(str(row.label))
+            ax.errorbar(getattr(row, x), row.fact_recall, yerr=[[row.fact_recall - row.recall_low],
+                                                             [row.recall_high - row.fact_recall]],
+                        fmt="o", ms=7, color=color, mfc="white" if rejected else color, capsize=2, lw=0.8)
+            ax.annotate(f"{row.label}", (getattr(row, x), row.fact_recall), fontsize=7, xytext=(6, 4),
+                        textcoords="offset points")
+        on = points[points["on_front"]].sort_values(x)
+        ax.step(on[x], on["fact_recall"], where="post", color="black", lw=1.2, alpha=0.5, label="Pareto front")
+        if chosen is not None and chosen in set(points["label"]):
+            pick = points[points["label"] == chosen].iloc[0]
+            ax.scatter([pick[x]], [pick["fact_recall"]], s=260, facecolors="none", edgecolors="#d62728", lw=2,
+                       label=f"recommended: {chosen}")
+        ax.set_xlabel(xlabel + " (hollow: some calls orphaned or over the window)")
+        ax.set_ylabel("fact recall, pooled over calls (95% CI over sessions)")
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.legend(loc="lower right", fontsize=8)
+        return _finish(fig, title)
+
+
 def _spread(points: pd.DataFrame, dx: float = 0.06, dy: float = 0.04) -> list:
     """The rows to annotate: walking along the frontier, skip a point too close to the last
     labelled one, so labels never pile up."""

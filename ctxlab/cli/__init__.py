@@ -11,7 +11,7 @@ import pkgutil
 from ctxlab.cli.app import app, main
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    if _module != "app":
+    if _module not in ("app", "__main__"):
         importlib.import_module(f"{__name__}.{_module}")
 
 __all__ = ["app", "main"]

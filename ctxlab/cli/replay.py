@@ -102,7 +102,8 @@ def print_estimators(db: str, run_id: str, reference: str = "o200k_base") -> Non
                                      "actual; undercounts overflow real windows)", columns))
 
 
-def _replay(config: ReplayConfig) -> Any:
+def run_replay(config: ReplayConfig) -> Any:
+    """Run a replay with a progress bar; Ctrl-C ends it cleanly (the same command resumes)."""
     from ctxlab.replay import ReplayInterrupted, RichProgress, replay
 
     try:
@@ -157,7 +158,7 @@ def replay(
         modes=tuple(mode or ("final",)), estimators=() if no_estimators else DEFAULT_ESTIMATORS,
         db=db or default_db(), workers=workers, engine=engine, ray_address=ray_address, limit=limit, name=name,
         skip_invalid=skip_invalid, quality=not no_quality)
-    summary = _replay(config)
+    summary = run_replay(config)
     _report_summary(summary)
     print_summary(summary.db, summary.run_id, f"{summary.name}: mean per strategy x budget")
 
@@ -228,13 +229,13 @@ def demo(
     out = console()
     out.print(f"[bold]1/2[/bold] final: every strategy with {DEFAULT_COUNTER} and with its seed counter, "
               f"budgets {DEFAULT_BUDGETS[0]}-{DEFAULT_BUDGETS[-1]}, fit checked with {', '.join(refs)}")
-    final = _replay(ReplayConfig(DEMO_SOURCES, counters=(DEFAULT_COUNTER, SEED), references=tuple(refs), db=db,
+    final = run_replay(ReplayConfig(DEMO_SOURCES, counters=(DEFAULT_COUNTER, SEED), references=tuple(refs), db=db,
                                  workers=workers, limit=limit, name="demo-final"))
     _report_summary(final)
     out.print(f"[bold]2/2[/bold] per-turn: {per_turn or 'all'} conversation(s) per dataset, budgets "
               f"{' and '.join(map(str, DEMO_PER_TURN_BUDGETS))}, "
               "compressed before every assistant message as an agent would")
-    turns = _replay(ReplayConfig(DEMO_SOURCES, budgets=DEMO_PER_TURN_BUDGETS, references=tuple(refs), modes=("per-turn",),
+    turns = run_replay(ReplayConfig(DEMO_SOURCES, budgets=DEMO_PER_TURN_BUDGETS, references=tuple(refs), modes=("per-turn",),
                                  db=db, workers=workers, limit=per_turn, name="demo-per-turn"))
     _report_summary(turns)
     print_summary(db, final.run_id, "demo-final: estimator-driven strategies overflow real windows (fits columns)")

@@ -45,6 +45,11 @@ class StrategySpec:
         data = json.loads(text)
         return cls(data["name"], tuple(sorted(data.get("params", {}).items())))
 
+    def uses_llm(self) -> bool:
+        """Whether running the strategy may call an LLM: a parameter, or a nested step's, names an
+        ``llm`` summarizer."""
+        return any(_names_llm(value) for _, value in self.params)
+
     def to_mapping(self) -> dict[str, Any]:
         """The ``{"name", "params"}`` form registries build from."""
         return {"name": self.name, "params": dict(self.params)}
@@ -217,6 +222,16 @@ def _unchanged(strategy: BaseStrategy, request: Request, plan: Plan, input_ids: 
         counter=request.counter.name, spec=strategy.spec,
         reason=None if fits else (plan.reason or f"{total} tokens exceed the budget of {request.budget}"),
         events=tuple(plan.events), summary=plan.summary, elapsed=elapsed)
+
+
+def _names_llm(value: Any) -> bool:
+    if isinstance(value, str):
+        return value == "llm" or value.startswith("llm:") or "summarizer=llm" in value
+    if isinstance(value, list | tuple):
+        return any(_names_llm(v) for v in value)
+    if isinstance(value, Mapping):
+        return any(_names_llm(v) for v in value.values())
+    return False
 
 
 def _spec_value(value: Any) -> Any:

@@ -14,7 +14,7 @@ from tests.ui_fixtures import XSS_IMG, XSS_SCRIPT, build_resultless_db
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboard" / "app.py"
-PAGES = ("runs", "comparison", "estimators", "summaries", "tuning", "explorer")
+PAGES = ("runs", "comparison", "estimators", "summaries", "tuning", "explorer", "policies")
 TIMEOUT = 60
 
 
@@ -38,7 +38,7 @@ def test_every_page_renders(page: str, demo_db: Path, monkeypatch: pytest.Monkey
     assert at.title[0].value
     if page != "runs":
         assert at.dataframe, "each page shows its table"
-    if page in ("comparison", "estimators", "summaries", "tuning"):
+    if page in ("comparison", "estimators", "summaries", "tuning", "policies"):
         assert len(at.image) >= 1, "each analysis page shows a figure"
         labels = [b.label for b in at.get("download_button")]
         assert "Download table (CSV)" in labels and "Download figure (PNG)" in labels
@@ -179,3 +179,22 @@ def test_cli_dashboard_starts_streamlit_headless_on_localhost(demo_db: Path, tmp
     assert env["CTXLAB_DB"] == str(demo_db.resolve())
     missing = CliRunner().invoke(app, ["dashboard", "--db", str(tmp_path / "nope.duckdb")])
     assert missing.exit_code == 1 and "no ctxlab database" in missing.output and len(calls) == 1
+
+
+def test_policy_page_shows_the_front_and_the_recommendation(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
+    from ctxlab.analysis import frames
+    from ctxlab.analysis.recommend import frontier, recommend
+
+    at = open_app(monkeypatch, demo_db, "policies")
+    no_errors(at)
+    window = at.select_slider(key="policy_window").value
+    with store.reading(demo_db) as con:
+        results = frames.results(con, store.resolve_run(con, None))
+    expected = recommend(frontier(results[results["budget"] == window], "o200k_base"))
+    assert expected is not None and f"Recommended: {expected.label}" in at.success[0].value.replace("\\", "")
+    shown = at.dataframe[0].value
+    assert set(shown["label"]) == set(results[results["mode"] == "per-turn"]["label"])
+    smallest = min(at.select_slider(key="policy_window").options, key=int)
+    at.select_slider(key="policy_window").set_value(int(smallest)).run()
+    no_errors(at)
+    assert (at.dataframe[0].value["budget"] == int(smallest)).all()

@@ -24,7 +24,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 # Page path and a text that appears only once the page has rendered its data (a cold app is slow).
 PAGES = (("", "Dataset fingerprints", "runs"), ("comparison", "Mean retained ratio", "comparison"),
          ("estimators", "Break down by", "estimators"), ("summaries", "Read a summary", "summaries"),
-         ("tuning", "Target fact recall", "tuning"), ("explorer", "Read messages that were", "explorer"))
+         ("tuning", "Target fact recall", "tuning"), ("explorer", "Read messages that were", "explorer"),
+         ("policies", "requests a provider rejects", "policies"))
 RENDER_TIMEOUT_MS = 90_000
 
 

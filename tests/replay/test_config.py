@@ -43,7 +43,7 @@ def test_cli_builds_the_same_config_the_api_takes(monkeypatch, tmp_path):
         seen["config"] = config
         return SimpleNamespace(db=config.db, run_id="r", name="n")
 
-    monkeypatch.setattr("ctxlab.cli.replay._replay", fake_replay)
+    monkeypatch.setattr("ctxlab.cli.replay.run_replay", fake_replay)
     monkeypatch.setattr("ctxlab.cli.replay._report_summary", lambda summary: None)
     monkeypatch.setattr("ctxlab.cli.replay.print_summary", lambda *args: None)
     db = str(tmp_path / "x.duckdb")

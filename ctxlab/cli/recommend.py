@@ -1,0 +1,60 @@
+"""`ctxlab recommend`: replay sessions turn by turn through every policy at the user's window and
+say which to run, with the Pareto front of fact recall against tokens sent as the evidence."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ctxlab.cli.app import command
+from ctxlab.cli.data import Limit, SkipInvalid, Sources
+from ctxlab.cli.replay import Db, console, df_table, run_replay
+from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, SEED, ReplayConfig
+
+FRONT_HEADERS = {"label": "policy", "counter": "counter", "sessions": "sessions", "calls": "calls",
+                 "tokens_sent": "tokens sent / session", "fact_recall": "fact recall", "recall_low": "low",
+                 "recall_high": "high", "orphan_rate": "orphaned", "overflow_rate": "over window", "front": "front"}
+
+
+@command()
+def recommend(
+    sources: Sources,
+    window: Annotated[int, typer.Option(help="Your model's context window in tokens (the budget of every call).",
+                                        show_default=False)],
+    strategy: Annotated[list[str] | None, typer.Option(
+        help="Policies to compare, NAME[:key=value,...] (repeatable) [default: every policy that needs no LLM].",
+        show_default=False)] = None,
+    reference: Annotated[str, typer.Option(help="Real tokenizer that counts what is sent.")] = DEFAULT_COUNTER,
+    db: Db = None,
+    limit: Limit = None,
+    workers: Annotated[int, typer.Option(help="Worker processes (0 = in this process).")] = DEFAULT_WORKERS,
+    skip_invalid: SkipInvalid = False,
+) -> None:
+    """Which context policy keeps the most of what matters on your sessions, and what it sends.
+
+    Every policy runs with its own token counter (as the agent it reproduces would), turn by turn;
+    the reference tokenizer measures what is really sent and what overflows the window.
+    """
+    from ctxlab import store
+    from ctxlab.analysis import frames
+    from ctxlab.analysis.recommend import frontier
+    from ctxlab.analysis.recommend import recommend as pick
+    from ctxlab.bench import deterministic_strategies
+
+    config = ReplayConfig(tuple(sources), tuple(strategy or deterministic_strategies()), (window,), counters=(SEED,),
+                          references=(reference,), modes=("per-turn",), estimators=(), db=db or store.default_db(),
+                          workers=workers, limit=limit, name=f"recommend-{window}", skip_invalid=skip_invalid)
+    summary = run_replay(config)
+    with store.reading(summary.db) as con:
+        front = frontier(frames.results(con, summary.run_id, mode="per-turn"), reference)
+    shown = front.assign(front=front["on_front"].map({True: "*", False: ""}))
+    out = console()
+    out.print(df_table(shown, f"Policies at a {window:,}-token window, turn by turn ({reference} counts; "
+                              "* = on the Pareto front of recall vs tokens sent)", FRONT_HEADERS))
+    choice = pick(front)
+    if choice is None:
+        out.print("[yellow]no policy produced results to compare[/yellow]")
+        return
+    out.print(f"\n[bold]recommended: {choice.label}[/bold]  {choice.evidence}")
+    out.print(f"run {summary.run_id} in {summary.db}: `ctxlab dashboard --db {summary.db}` shows the front")

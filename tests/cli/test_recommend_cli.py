@@ -1,0 +1,33 @@
+"""`ctxlab recommend` end to end on the bundled agent sessions."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from ctxlab import store
+from ctxlab.analysis import frames
+from ctxlab.analysis.recommend import frontier, recommend
+from ctxlab.cli import app
+
+
+def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
+    db = str(tmp_path / "r.duckdb")
+    result = CliRunner().invoke(app, [
+        "recommend", "sample:agent_sessions", "--window", "6000", "--limit", "3", "--workers", "0", "--db", db,
+        "--strategy", "noop", "--strategy", "window_guard", "--strategy", "compaction"], env={"COLUMNS": "220"})
+    assert result.exit_code == 0, result.output
+    assert "Pareto front" in result.output and "recommended:" in result.output
+    with store.reading(db) as con:
+        run = store.resolve_run(con, None)
+        front = frontier(frames.results(con, run, mode="per-turn"), "o200k_base")
+    # The printed choice is the library's, on the stored run; noop is never recommended.
+    choice = recommend(front)
+    assert choice is not None and choice.label != "noop" and f"recommended: {choice.label}" in result.output
+    assert set(front["label"]) == {"noop", "window_guard", "compaction"} and front["sessions"].eq(3).all()
+    noop = front.set_index("label").loc["noop"]
+    assert noop["fact_recall"] == 1.0 and noop["overflow_rate"] > 0  # it keeps everything and overflows
+
+
+def test_recommend_needs_a_window():
+    result = CliRunner().invoke(app, ["recommend", "sample:chats"])
+    assert result.exit_code != 0 and "--window" in result.output
