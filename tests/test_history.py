@@ -95,4 +95,8 @@ def test_provider_compressor_assembler_flow_matches_the_seed(provider, history_b
     r = get_strategy("sliding_window").compress(messages, fixed + history_budget, counter="chars4")
     assert r.messages[0].text == system and r.messages[-1].text == user_text
     assert [m.text for m in r.messages[1:-1]] == seed_simple_compressor(history, history_budget)
-    assert r.events[0].payload["original_count"] == 22
+    # Issue 16, item 6: the seed's context.compressed event counts the history alone, against its budget.
+    kept = seed_simple_compressor(history, history_budget)
+    assert r.events[0].payload == {"original_count": 20, "compressed_count": len(kept),
+                                   "estimated_tokens": sum((len(t) + 3) // 4 for t in kept),
+                                   "budget_tokens": history_budget}

@@ -26,8 +26,16 @@ from ctxlab.strategies.mechanics import Usage, clip_to_tokens, find_cut_point, s
 from ctxlab.summarize import Summarizer, SummaryResult, get_summarizer
 from ctxlab.summarize.extractive import ExtractiveSummarizer
 from ctxlab.summarize.message import join_turn_context, summary_message, unwrap, wrap
+from ctxlab.tokens import CachedCounter
 
 MIN_SUMMARY_TOKENS = 48
+# Seed 001's question before a compaction (用户确认), verbatim.
+CONFIRMATION_QUESTION = ("上下文即将达到上限 ({current_tokens}/{max_tokens} tokens)。\n"
+                         "建议压缩对话历史，保留关键信息。\n是否同意压缩？")
+# Answers `confirm` may give (or be): compact, drop the oldest messages, or start a new session.
+AGREE = (True, "yes", "compact")
+WINDOW = (False, "no", "window")
+VERDICTS = (*AGREE, *WINDOW, "new_session")
 # Header and summary counted together can differ from the sum of their parts by a token or two.
 _MARGIN = 4
 
@@ -76,14 +84,17 @@ class Compaction(BaseStrategy):
         keep_recent_rounds: user rounds kept verbatim (seed 001: 2).
         keep_recent_tokens: keep about this many recent tokens instead of rounds (pi-mono's
             ``keepRecentTokens``, 20000 there); None keeps rounds.
-        summary_max_tokens: cap of the summary (seed 001 caps it at 1000 characters and asks
-            for at most 500 字; ctxlab caps tokens, see docs/summaries.md).
+        summary_max_tokens: cap of the summary in tokens of the counter given (see docs/summaries.md).
+        summary_max_chars: cap of the summary in characters, seed 001's ``summary_max_length``
+            (1000 in `compaction_seed001`); None for none. The extractive summarizer keeps whole
+            items within it; a longer LLM reply is cut to it (the seed's ``summary[:max]``).
         max_attempts: compaction passes before giving up (each keeps fewer recent messages).
         prompt: the LLM summarizer's prompt, ``structured`` or ``seed001``.
         on_error: when the summarizer fails: ``extractive`` summarizes offline instead,
             ``window`` drops the oldest messages without a summary.
-        confirm: seed 001's user confirmation, ``(Usage) -> True | False | "window" |
-            "new_session"``; a veto drops the oldest messages (or starts a new session).
+        confirm: seed 001's user confirmation: None (not asked), a callable ``(Usage) -> answer``
+            or a fixed answer; answers are ``yes`` / True (compact), ``no`` / False / ``window``
+            (drop the oldest messages) or ``new_session``. The events record the seed's question.
     """
 
     seed_counter: ClassVar[str] = "chars2"
@@ -96,6 +107,7 @@ class Compaction(BaseStrategy):
     keep_recent_rounds: int = 2
     keep_recent_tokens: int | None = None
     summary_max_tokens: int = 2000
+    summary_max_chars: int | None = None
     max_attempts: int = 3
     prompt: str = "structured"
     on_error: str = "extractive"
@@ -108,6 +120,10 @@ class Compaction(BaseStrategy):
             raise ValueError("keep_recent_rounds and max_attempts must be >= 1, summary_max_tokens >= 16")
         if self.keep_recent_tokens is not None and int(self.keep_recent_tokens) < 1:
             raise ValueError("keep_recent_tokens must be a positive number of tokens or None")
+        if self.summary_max_chars is not None and int(self.summary_max_chars) < 16:
+            raise ValueError("summary_max_chars must be at least 16 characters, or None")
+        if self.confirm is not None and not callable(self.confirm) and self.confirm not in VERDICTS:
+            raise ValueError(f"confirm must be a callable or one of {', '.join(map(str, VERDICTS))}")
         if self.on_error not in ("extractive", "window") or self.prompt not in ("structured", "seed001"):
             raise ValueError("on_error must be extractive or window; prompt structured or seed001")
         window = self.window
@@ -137,14 +153,18 @@ class Compaction(BaseStrategy):
     def limit(self, budget: int) -> int:
         return min(budget, self.window - self.reserve_tokens) if self.window else budget
 
+    def trigger(self, limit: int) -> int:
+        """Seed 001's ``int(max_tokens * trigger_ratio)``: compaction starts at this many tokens."""
+        return int(limit * self.trigger_ratio)
+
     def plan(self, request: Request) -> Plan:
         limit = self.limit(request.budget)
-        if request.total < self.trigger_ratio * limit:
+        if request.total < self.trigger(limit):  # seed 001: should_compact is tokens >= threshold
             return Plan(request.messages, summary=_summary_of(request.messages), dropped_ids=())
         ctx = _context(request, limit)
-        verdict = self.confirm(Usage(request.total, limit)) if self.confirm is not None else True
-        if verdict not in (True, "compact"):
-            return self._declined(ctx, verdict)
+        asked = self._ask(Usage(request.total, limit))
+        if asked is not None and asked["answer"] not in AGREE:
+            return self._declined(ctx, asked)
         floor = min(self.summary_max_tokens, max(MIN_SUMMARY_TOKENS, ctx.available // 8))
         outcome, attempts = None, 0
         for cut in self._cuts(ctx):
@@ -167,7 +187,15 @@ class Compaction(BaseStrategy):
             event = Event("compaction_skipped", {"original_tokens": request.total, "limit": limit,
                                                  "reason": "nothing old enough to compact"})
             return Plan(request.messages, events=[event], summary=_summary_of(request.messages), dropped_ids=())
-        return self._plan(ctx, outcome, attempts)
+        return self._plan(ctx, outcome, attempts, asked)
+
+    def _ask(self, usage: Usage) -> dict[str, Any] | None:
+        """Seed 001's 用户确认: the question it asks and the answer (None when not asked)."""
+        if self.confirm is None:
+            return None
+        answer = self.confirm(usage) if callable(self.confirm) else self.confirm
+        question = CONFIRMATION_QUESTION.format(current_tokens=usage.used, max_tokens=usage.budget)
+        return {"question": question, "answer": answer}
 
     def _carry(self, ctx: _Ctx) -> _Outcome | None:
         """Nothing new to summarize: keep the carried summary, re-fitted to the room left when it
@@ -242,6 +270,7 @@ class Compaction(BaseStrategy):
         prefix_cap = (cap // 3 if has_history else cap) if prefix else 0
         jobs = [("history", [msgs[i] for i in history], cap - prefix_cap)] if has_history else []
         jobs += [("turn_prefix", [msgs[i] for i in prefix], prefix_cap)] if prefix else []
+        chars = self._part_chars(bool(prefix), has_history)
         texts: dict[str, str] = {}
         calls: list[tuple[str, SummaryResult]] = []
         errors: list[str] = []
@@ -256,14 +285,26 @@ class Compaction(BaseStrategy):
                 if self.on_error == "window":
                     return None, tuple(calls), "; ".join(errors), "window"
                 result = _run(ExtractiveSummarizer(), part, chunk, earlier, counter, part_cap)
-            texts[part] = result.text
+            texts[part] = _within_chars(result, (part, chunk, earlier), counter, part_cap, chars.get(part))
         text = join_turn_context(texts.get("history", ""), texts.get("turn_prefix", ""))
         if counter.count(text) > total_cap:  # a summarizer that overshot its cap is clipped
             text = clip_to_tokens(text, total_cap, counter, head_share=1.0)
+        if self.summary_max_chars is not None:
+            text = text[:self.summary_max_chars]
         return text, tuple(calls), "; ".join(errors) or None, "extractive" if errors else None
 
-    def _declined(self, ctx: _Ctx, verdict: Any) -> Plan:
+    def _part_chars(self, split: bool, has_history: bool) -> dict[str, int]:
+        """The character cap of each summary part, shared like the token cap (a third for a split
+        turn's prefix); empty without `summary_max_chars`."""
+        if self.summary_max_chars is None:
+            return {}
+        chars = int(self.summary_max_chars) - (len(join_turn_context("x", "x")) - 2 if split else 0)
+        prefix = (chars // 3 if has_history else chars) if split else 0
+        return {"history": chars - prefix, "turn_prefix": prefix}
+
+    def _declined(self, ctx: _Ctx, asked: dict[str, Any]) -> Plan:
         """Seed 001's refused compaction: drop the oldest messages, or start a new session."""
+        verdict = asked["answer"]
         if verdict == "new_session":
             keep = [*range(ctx.sys_n), *([ctx.newest] if ctx.newest is not None else [])]
             kept, fallback = tuple(ctx.msgs[i] for i in keep), "new_session"
@@ -271,10 +312,11 @@ class Compaction(BaseStrategy):
             kept, fallback = _window(ctx, ctx.msgs[:ctx.body_start]), "window"  # a carried summary stays
         after = ctx.request.cost(kept) + ctx.request.overhead
         event = Event("compaction_declined", {"original_tokens": ctx.request.total, "new_tokens": after,
-                                              "verdict": str(verdict), "fallback": fallback})
+                                              "verdict": str(verdict), "fallback": fallback,
+                                              "confirmation": _record(asked)})
         return Plan(kept, events=[event], dropped_ids=_dropped(ctx.msgs, kept))
 
-    def _plan(self, ctx: _Ctx, outcome: _Outcome, attempts: int) -> Plan:
+    def _plan(self, ctx: _Ctx, outcome: _Outcome, attempts: int, asked: dict[str, Any] | None) -> Plan:
         """The plan and its events: one ``summary_call`` per LLM call (the usage the replay sums)
         and seed 001's ``context_compacted`` with the CompactResult figures."""
         request = ctx.request
@@ -292,7 +334,7 @@ class Compaction(BaseStrategy):
             "saved_ratio": 1 - after / request.total if request.total else 0.0,
             "summary": summary or "", "attempts": attempts, "fallback": outcome.fallback,
             "split_turn": outcome.split, "error": outcome.error, "summarizer": self.engine.name,
-            "trigger_tokens": int(self.trigger_ratio * ctx.limit), "limit": ctx.limit,
+            "trigger_tokens": self.trigger(ctx.limit), "limit": ctx.limit, "confirmation": _record(asked),
             "summarizer_input_tokens": sum(c.input_tokens or 0 for _, c in llm),
             "summarizer_output_tokens": sum(c.output_tokens or 0 for _, c in llm),
             "summarizer_cost_usd": _total_cost([c for _, c in llm]),
@@ -301,6 +343,26 @@ class Compaction(BaseStrategy):
             f"the system prompt and newest user message alone take {after} tokens, over the budget")
         return Plan(outcome.messages, events=events, summary=summary, reason=reason,
                     dropped_ids=_dropped(request.messages, outcome.messages))
+
+
+@register("compaction_seed001")
+@dataclass(frozen=True)
+class CompactionSeed001(Compaction):
+    """Seed 001 as written (the Pi-style ``ContextCompactor`` design, "上下文压缩系统设计").
+
+    `compaction` with the seed's own settings: compact at ``int(max_tokens * 0.8)`` tokens
+    (``trigger_ratio: 0.8``); keep the system prompt, the tool definitions and the last 2 rounds
+    (``keep_recent_rounds: 2``); summarize with the seed's ``SUMMARY_PROMPT`` ("简洁，不超过 500 字")
+    when ``summarizer=llm``; cap the summary at 1000 characters (``summary_max_length: 1000``), which
+    the offline extractive summarizer (the default: no LLM is assumed) honours with whole items; and
+    ask before compacting (``require_confirmation: true``). A replay has no user to ask, so the
+    answer is ``confirm="yes"`` and the seed's question is recorded on the event; ``confirm=no``
+    (drop the oldest messages) or ``new_session`` replay the other answers.
+    """
+
+    prompt: str = "seed001"
+    summary_max_chars: int | None = 1000
+    confirm: Any = "yes"
 
 
 def _run(engine: Summarizer, part: str, chunk: Sequence[Message], earlier: str | None,
@@ -312,6 +374,42 @@ def _run(engine: Summarizer, part: str, chunk: Sequence[Message], earlier: str |
     if part == "turn_prefix":
         return engine.summarize(chunk, counter=counter, max_tokens=cap)
     return engine.summarize(chunk, previous_summary=earlier, counter=counter, max_tokens=cap)
+
+
+def _within_chars(result: SummaryResult, job: tuple[str, Sequence[Message], str | None], counter: Any,
+                  cap: int, chars: int | None) -> str:
+    """A summary part within seed 001's character cap: the extractive summary is redone with whole
+    items within the characters (when that still fits `cap` tokens); any other text is cut, as the
+    seed cuts an overlong summary (``summary = summary[:max_summary_tokens]``)."""
+    text = result.text
+    if chars is None or len(text) <= chars:
+        return text
+    if result.model == ExtractiveSummarizer.kind:
+        part, chunk, earlier = job
+        again = _run(ExtractiveSummarizer(), part, chunk, earlier, CHARACTERS, chars).text
+        if counter.count(again) <= cap:
+            return again
+    return text[:chars]
+
+
+class _Characters(CachedCounter):
+    """Characters as a counter, so that the extractive summarizer fits a character cap."""
+
+    name = "characters"
+
+    def _count_text(self, text: str) -> int:
+        return len(text)
+
+
+CHARACTERS = _Characters()
+
+
+def _record(asked: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The confirmation as stored on events: the seed's question and the answer (JSON-friendly)."""
+    if asked is None:
+        return None
+    answer = asked["answer"]
+    return {"question": asked["question"], "answer": answer if isinstance(answer, str | bool) else str(answer)}
 
 
 def _context(request: Request, limit: int) -> _Ctx:

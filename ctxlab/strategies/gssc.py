@@ -1,10 +1,11 @@
 """`gssc`: seed 002's Go GSSC pipeline (Gather -> Select -> Structure -> Compress).
 
 Every call rebuilds the prompt, as the seed's builder does for every agent step: packets are
-gathered (system prompt, current query, the last messages as history, older messages retrieved by
-BM25 as evidence), scored by relevance and recency, selected within ``budget * (1 - reserve_ratio)``,
-laid out in the seed's sectioned template and truncated section by section if still over. The
-result is one system message holding the structured context, then the newest user message itself.
+gathered (system prompt, current query, the last messages as history; in `gssc_retrieval` also
+older messages retrieved by BM25 as evidence), scored by relevance and recency, selected within
+``budget * (1 - reserve_ratio)``, laid out in the seed's sectioned template and truncated section
+by section if still over. The result is one system message holding the structured context, then
+the newest user message itself.
 """
 
 from __future__ import annotations
@@ -19,15 +20,17 @@ from ctxlab.messages import Message, as_messages
 from ctxlab.strategies import mechanics
 from ctxlab.strategies._gssc import compress as compress_phase
 from ctxlab.strategies._gssc.gather import GATHERERS, Gatherer, gather, gather_input, resolve_gatherers
-from ctxlab.strategies._gssc.packets import GatherInput, Packet, render
+from ctxlab.strategies._gssc.packets import HISTORY, P0_TYPES, GatherInput, Packet, render
 from ctxlab.strategies._gssc.pieces import message_counter, text_counter
-from ctxlab.strategies._gssc.select import Weights, clock_of, score, select
+from ctxlab.strategies._gssc.select import Weights, clock_of, passes, score, select
 from ctxlab.strategies._gssc.structure import STRUCTURERS
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, Tools, register
 from ctxlab.tokens import TokenCounter, get_counter
 
 RESULT_ID = "gssc_context"
-DEFAULT_GATHERERS = ("instructions", "task", "history", "retrieval")
+# The Go builder's default gatherers (the seed's upstream NewGSSCBuilder); retrieval is ctxlab's.
+DEFAULT_GATHERERS = ("instructions", "task", "history")
+RETRIEVAL_GATHERERS = (*DEFAULT_GATHERERS, "retrieval")
 PINNED_GATHERERS = ("instructions", "task")
 RETRIES = 3  # re-fits when a counter's message count is not quite text count + message overhead
 
@@ -38,13 +41,15 @@ def available_tokens(budget: int, reserve_ratio: float) -> int:
 
 
 class Built(NamedTuple):
-    """One pipeline run: the context text, the gather input, packet counts and the cuts made."""
+    """One pipeline run: the context text, the gather input, packet counts, the packets MinRelevance
+    filtered out and the cuts made."""
 
     text: str
     inp: GatherInput
     gathered: int
     selected: tuple[Packet, ...]
     cuts: tuple[tuple[str, str], ...]
+    filtered: tuple[Packet, ...] = ()
 
 
 @register("gssc")
@@ -64,8 +69,9 @@ class GSSC(BaseStrategy):
         structurer: ``sectioned`` (the seed's default), ``minimal`` or ``custom`` (`template`).
         template: the custom structurer's template with ``{{instructions}}``-style placeholders.
         output_template: the [Output] text ("" = the seed's answer format).
-        retrieval_top_k: evidence packets the retrieval gatherer returns.
-        gatherers: registered gatherer names or callables ``(GatherInput) -> list[Packet]``.
+        retrieval_top_k: evidence packets the retrieval gatherer returns (`gssc_retrieval`).
+        gatherers: registered gatherer names or callables ``(GatherInput) -> list[Packet]``; the
+            default is the Go builder's (instructions, task, history).
     """
 
     reserve_ratio: float = 0.15
@@ -84,7 +90,9 @@ class GSSC(BaseStrategy):
     retrieval_top_k: int = 5
     gatherers: tuple[str | Gatherer, ...] = DEFAULT_GATHERERS
 
-    # The seed counts with tiktoken (exact) and does not name the encoding; cl100k_base assumed.
+    # Seed 002 counts with TiktokenCounter ("精确") and keeps EstimatedCounter (`bytes4`) as its
+    # fallback ("降级方案", when tiktoken is unavailable), so the seed's counter is a tiktoken one. The
+    # seed names no encoding; its upstream NewTiktokenCounter says "默认使用 cl100k_base 编码".
     seed_counter: ClassVar[str] = "cl100k_base"
 
     def __post_init__(self) -> None:
@@ -112,11 +120,13 @@ class GSSC(BaseStrategy):
         count = text_counter(request.counter)
         scored = score(packets, inp.query, clock_of(request.messages), weights, count)
         selected = select(scored, limit, min_relevance=self.min_relevance, filter_history=self.filter_history,
-                          mmr_lambda=self.mmr_lambda if self.enable_mmr else None)
+                          mmr_lambda=self.mmr_lambda if self.enable_mmr else None, count=count)
+        filtered = tuple(p for p in scored if p.type not in P0_TYPES
+                         and not passes(p, self.min_relevance, self.filter_history))
         text, sections = STRUCTURERS.get(self.structurer)(selected, inp.query, self.template, self.output_template)
         done = (compress_phase.compress(text, limit, count, sections)
                 if self.enable_compression else compress_phase.Compressed(text))
-        return Built(done.text, inp, len(packets), tuple(selected), done.cuts)
+        return Built(done.text, inp, len(packets), tuple(selected), done.cuts, filtered)
 
     def plan(self, request: Request) -> Plan:
         messages = request.messages
@@ -194,9 +204,25 @@ def _passthrough(request: Request, available: int) -> Plan:
 
 
 def _payload(built: Built, available: int, after: int) -> dict[str, Any]:
+    """The `gssc.build` event: what was gathered, selected and filtered out (by MinRelevance: the
+    reason a history can vanish), the cuts, and how many messages [Context] holds of its window."""
     kinds = Counter(p.type for p in built.selected)
+    filtered = Counter(p.type for p in built.filtered)
+    history = next((p for p in built.selected if p.type == HISTORY), None)
+    kept = history.metadata.get("message_count", 0) if history else 0
     return {"available_tokens": available, "gathered": built.gathered, "selected": dict(sorted(kinds.items())),
+            "filtered": dict(sorted(filtered.items())),
+            "history_messages": {"kept": kept, "window": len(built.inp.window)},
             "cuts": [list(c) for c in built.cuts], "output_tokens": after, "fallback": None}
 
 
-__all__ = ["GATHERERS", "GSSC", "GatherInput", "Gatherer", "Packet", "STRUCTURERS", "available_tokens"]
+@register("gssc_retrieval")
+@dataclass(frozen=True)
+class GSSCRetrieval(GSSC):
+    """`gssc` plus ctxlab's BM25 retrieval gatherer: messages older than the history window that best
+    match the query come back as [Evidence] (the part an external RAGGatherer plays in the seed)."""
+
+    gatherers: tuple[str | Gatherer, ...] = RETRIEVAL_GATHERERS
+
+
+__all__ = ["GATHERERS", "GSSC", "GSSCRetrieval", "RETRIEVAL_GATHERERS", "GatherInput", "Gatherer", "Packet", "STRUCTURERS", "available_tokens"]

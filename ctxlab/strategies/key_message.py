@@ -4,7 +4,8 @@ Over `trigger_threshold` usage the history is cut to `target_usage` of the budge
 scored (role tiers, +1000 for the last `min_recent_messages`, position and explainable weighting),
 tool groups are kept or dropped whole, and the best are taken greedily and returned in their
 original order. When the must-keep set alone is over the target the seed's fallbacks run in turn:
-tool-result previews, text trims, then only the last K rounds.
+tool-result previews, text trims, then only the last K rounds. If even those are over, a last pass
+runs the seed's greedy step with only the pinned messages (and, in loop mode, the current loop) fixed.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ctxlab.strategies.mechanics import Span, Usage
 from ctxlab.tokens import TokenCounter
 
 STRATEGY_NAME = "KeyMessageExtraction"  # the seed's `strategyUsed`
-STAGES = ("none", "tool_preview", "text_trim", "last_rounds", "newest")
+STAGES = ("none", "tool_preview", "text_trim", "last_rounds", "greedy")
 
 
 class Extraction(NamedTuple):
@@ -75,10 +76,14 @@ class KeyMessage(BaseStrategy):
         target = min(math.floor(request.budget * self.target_usage), request.budget)
         kept = self.extract(request, end, target - request.overhead)
         after = request.cost(kept.messages) + request.overhead
-        pinned_cost = sum(request.counts[i] for i in mechanics.pinned(request.messages)) + request.overhead
-        reason = (f"the system prompt and newest user message alone need {pinned_cost} tokens, over the "
-                  f"budget of {request.budget}") if pinned_cost > request.budget else None
-        return Plan(kept.messages, events=(_event(request, kept.messages, after, kept.stage),), reason=reason)
+        fixed = _fixed_cost(request, end)
+        what = "the system prompt, newest user message and current tool loop" if end < len(request.messages) \
+            else "the system prompt and newest user message"
+        over_target = f"{what} alone need {fixed} tokens, over the target of {target}" if fixed > target else None
+        reason = f"{what} alone need {fixed} tokens, over the budget of {request.budget}" \
+            if fixed > request.budget else None
+        event = _event(request, kept.messages, after, kept.stage, over_target)
+        return Plan(kept.messages, events=(event,), reason=reason)
 
     def extract(self, request: Request, end: int, available: int) -> Extraction:
         """Select within `available` message tokens, running the fallbacks while the must-keep set is over."""
@@ -86,8 +91,9 @@ class KeyMessage(BaseStrategy):
         units = mechanics.tool_groups(messages)
         roles = classify_units(messages, units, end, self.min_recent_messages)
         scores = score_messages(messages[:end], self.min_recent_messages)
-        priority = [max(scores[i] for i in range(u.start, u.stop)) if r == "optional" else 0.0
-                    for u, r in zip(units, roles, strict=False)]
+        # Units from `end` on are the current loop: always kept, so never ranked.
+        ranks = [max((scores[i] for i in range(u.start, min(u.stop, end))), default=0.0) for u in units]
+        priority = [rank if r == "optional" else 0.0 for rank, r in zip(ranks, roles, strict=False)]
         editable = range(mechanics.system_prefix(messages), end)
         protected = mechanics.pinned(messages)
         for stage in STAGES[:3]:
@@ -98,7 +104,7 @@ class KeyMessage(BaseStrategy):
             chosen = greedy(roles, priority, unit_costs(units, counts), available)
             if chosen is not None:
                 return Extraction(gather_units(messages, units, chosen), stage)
-        return self._last_resort(messages, counts, units, roles, available)
+        return self._last_resort(messages, counts, units, roles, ranks, end, available)
 
     def _previews(self, messages: list[Message], counts: list[int], editable: range, protected: set[int],
                   counter: TokenCounter) -> None:
@@ -117,19 +123,22 @@ class KeyMessage(BaseStrategy):
                 _replace(messages, counts, i, trim_text(m.text, self.max_text_chars), counter)
 
     def _last_resort(self, messages: list[Message], counts: list[int], units: list[Span], roles: list[str],
-                     available: int) -> Extraction:
-        """Fallback 3 (the last K rounds), then ctxlab's guarantee: the newest units that fit."""
+                     ranks: list[float], end: int, available: int) -> Extraction:
+        """Fallback 3 (the last K rounds); if still over, the seed's greedy step once more with only the
+        pinned messages and the current loop fixed: every other unit by priority, each taken if it
+        fits and skipped if not (the seed's greedy skips, it does not stop)."""
         costs = unit_costs(units, counts)
         start = last_rounds_start(messages, mechanics.system_prefix(messages), self.fallback_rounds)
         rounds = {k for k, (u, r) in enumerate(zip(units, roles, strict=False))
                   if r == "pinned" or (r != "excluded" and u.start >= start)}
         if sum(costs[k] for k in rounds) <= available:
             return Extraction(gather_units(messages, units, rounds), "last_rounds")
-        pinned = [k for k, r in enumerate(roles) if r == "pinned"]
-        rest = [k for k, r in enumerate(roles) if r not in ("pinned", "excluded")]
-        room = available - sum(costs[k] for k in pinned)
-        first = mechanics.keep_newest([costs[k] for k in rest], room) if room >= 0 else len(rest)
-        return Extraction(gather_units(messages, units, {*pinned, *rest[first:]}), "newest")
+        relaxed = ["pinned" if r == "pinned" or u.start >= end else "excluded" if r == "excluded" else "optional"
+                   for u, r in zip(units, roles, strict=False)]
+        chosen = greedy(relaxed, ranks, costs, available)
+        if chosen is None:  # the pinned messages and the loop alone are over: they are kept, never cut
+            chosen = {k for k, r in enumerate(relaxed) if r == "pinned"}
+        return Extraction(gather_units(messages, units, chosen), "greedy")
 
 
 def loop_start(messages: Sequence[Message]) -> int:
@@ -164,9 +173,16 @@ def _replace(messages: list[Message], counts: list[int], index: int, text: str |
         counts[index] = counter.count_message(messages[index])
 
 
-def _event(request: Request, kept: Sequence[Message], after: int, stage: str | None) -> Event:
+def _fixed_cost(request: Request, end: int) -> int:
+    """Tokens of what is never dropped: the pinned messages, the current loop (from `end`), overhead."""
+    keep = mechanics.pinned(request.messages) | set(range(end, len(request.messages)))
+    return sum(request.counts[i] for i in keep) + request.overhead
+
+
+def _event(request: Request, kept: Sequence[Message], after: int, stage: str | None,
+           reason: str | None = None) -> Event:
     """The seed's CompressionResult metadata (camelCase keys as in the seed), plus the fallback stage
-    (None when under the trigger, so nothing was compressed)."""
+    (None when under the trigger, so nothing was compressed) and why the target was missed, if it was."""
     kept_ids = {m.id for m in kept}
     dropped = [m.id for m in request.messages if m.id not in kept_ids]
     compressed = stage is not None
@@ -175,4 +191,4 @@ def _event(request: Request, kept: Sequence[Message], after: int, stage: str | N
         "droppedCount": len(request.messages) - len(kept), "inputTokens": request.total, "outputTokens": after,
         "strategyUsed": STRATEGY_NAME if compressed else "none", "droppedMessageIds": dropped,
         "truncatedMessageIds": [m.id for m in kept if m.mark == "truncated"],
-        "usagePercent": request.total / request.budget, "fallback": stage or "none"})
+        "usagePercent": request.total / request.budget, "fallback": stage or "none", "reason": reason})

@@ -2,12 +2,14 @@
 
 L1 cuts every tool result over `max_tool_result_chars` to its head and tail around an omission
 marker; L2 keeps the request under ``context_window - reserve_tokens`` by dropping the oldest whole
-turns (user + assistant + tools), the system prompt always kept; L3 reports both with the seed's
-own warn lines, as events.
+turns (user + assistant + tools), every system message always kept (the seed's ``role ===
+"system"`` filter, wherever the message stands); L3 reports both with the seed's own warn lines,
+as events.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -51,7 +53,7 @@ class WindowGuard(BaseStrategy):
         available = budget - request.overhead
         if sum(counts) <= available:  # L1 events mean something was cut, else hand back the input
             return Plan(messages if events else request.messages, events)
-        keep = window_by_turns(messages, counts, available)
+        keep = keep_system_then_turns(messages, counts, available)
         dropped = [i for i in range(len(messages)) if i not in keep]
         tokens = sum(counts[i] for i in dropped)
         events.append(_warn("context_guard.dropped",
@@ -82,6 +84,20 @@ class WindowGuard(BaseStrategy):
                                 f'Context guard: truncated tool result for "{tool}" ({len(text)} → {len(cut)} chars)',
                                 id=m.id, tool=tool, original_chars=len(text), truncated_chars=len(cut)))
         return messages, counts, events
+
+
+def keep_system_then_turns(messages: Sequence[Message], counts: Sequence[int], available: int) -> set[int]:
+    """Seed 003's L2: every system message is kept and counted first (``truncated.filter(m => m.role
+    === "system")``, not only the leading prompt); the other messages keep their newest whole turns.
+
+    The seed returns ``[...systemMsgs, ...kept]``, moving a mid-conversation system message to the
+    front; ctxlab keeps every message in its place (order is an invariant).
+    """
+    system = [i for i, m in enumerate(messages) if m.role == "system"]
+    chat = [i for i, m in enumerate(messages) if m.role != "system"]
+    room = available - sum(counts[i] for i in system)
+    kept = window_by_turns([messages[i] for i in chat], [counts[i] for i in chat], room)
+    return set(system) | {chat[j] for j in kept}
 
 
 def _warn(name: str, line: str, **payload: object) -> Event:

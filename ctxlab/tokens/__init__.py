@@ -1,6 +1,6 @@
 """Token counters by name: seed estimators, exact tokenizers, and the fitted `calibrated` estimator.
 
-Names: ``chars4``, ``chars2``, ``chars3``, ``ascii_cjk`` (the seeds' estimators), ``o200k_base``,
+Names: ``chars4``, ``chars2``, ``chars3``, ``ascii_cjk``, ``bytes4`` (the seeds' estimators), ``o200k_base``,
 ``cl100k_base`` (tiktoken, offline), ``claude_legacy``, ``hf:<tokenizer.json>``, ``calibrated``
 (fitted against o200k_base) and ``calibrated:<reference or path.json>``.
 """
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ctxlab.errors import UnknownNameError
 from ctxlab.registry import Registry
 from ctxlab.tokens.base import CachedCounter, TokenCounter
-from ctxlab.tokens.estimators import AsciiCjk, Chars2, Chars3, Chars4
+from ctxlab.tokens.estimators import AsciiCjk, Bytes4, Chars2, Chars3, Chars4
 from ctxlab.tokens.exact import HFCounter, TiktokenCounter, claude_legacy
 
 ESTIMATORS = ("chars4", "chars2", "chars3", "ascii_cjk")
@@ -26,6 +26,7 @@ for _name, _factory in (("chars4", Chars4), ("chars2", Chars2), ("chars3", Chars
                         ("o200k_base", lambda: TiktokenCounter("o200k_base")),
                         ("cl100k_base", lambda: TiktokenCounter("cl100k_base")),
                         ("claude_legacy", claude_legacy),
+                        ("bytes4", Bytes4),  # seed 002's EstimatedCounter
                         ("hf", lambda path: HFCounter(path, name=f"hf:{path}")),
                         ("calibrated", "ctxlab.tokens.calibrated:load_calibrated")):
     COUNTERS.register(_name, _factory)

@@ -7,6 +7,8 @@ definitions, which is one reason estimator-driven strategies overflow real windo
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ctxlab.messages import Message
 from ctxlab.tokens.base import CachedCounter
@@ -82,3 +84,31 @@ class AsciiCjk(CachedCounter):
         for call in message.tool_calls:
             tokens += self.per_tool_call + self.count(call.arguments)
         return tokens
+
+
+class Bytes4(CachedCounter):
+    """Seed 002 (Go GSSC): ``EstimatedCounter``, ``int(float64(len(text)) / c.CharsPerToken)`` with 4
+    characters per token ("1 token ≈ 4 字符"). Go's ``len`` of a string counts its UTF-8 bytes, so a
+    text costs ``floor(utf8_bytes / 4)``: a Chinese character (3 bytes) costs 3/4 of a token.
+
+    The seed document gives ``Count`` only. A message follows the seed's upstream code
+    (ahhsitt/helloagents-go, pkg/context/token.go at 594871dc, ``EstimatedCounter.CountMessages``):
+    4 per message + its role + its content (+ its name + 1), and 3 to prime the reply. Its message
+    type has no tool calls; ctxlab adds a call's name and arguments, counted as texts.
+    """
+
+    name = "bytes4"
+    per_message = 4
+    reply_priming = 3
+
+    def _count_text(self, text: str) -> int:
+        return len(text.encode("utf-8", "surrogatepass")) // 4
+
+    def _count_message(self, message: Message) -> int:
+        tokens = self.per_message + self.count(message.role) + self.count(message.text)
+        if message.name:
+            tokens += self.count(message.name) + 1
+        return tokens + sum(self.count(c.name) + self.count(c.arguments) for c in message.tool_calls)
+
+    def overhead(self, tools: Sequence[Mapping[str, Any]] | None = None) -> int:
+        return self.reply_priming + self.count_tools(tools)

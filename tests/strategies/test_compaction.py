@@ -10,7 +10,7 @@ import pytest
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Conversation, Message, ToolCall, validate_messages
-from ctxlab.strategies import StrategySpec, get_strategy
+from ctxlab.strategies import StrategySpec, get_strategy, strategy_params
 from ctxlab.strategies.mechanics import Usage
 from ctxlab.summarize import get_summarizer
 from ctxlab.summarize.message import SUMMARY_HEADER, TURN_CONTEXT, unwrap
@@ -80,6 +80,60 @@ def test_trigger_is_eighty_percent_of_the_budget() -> None:
     assert compact(msgs, int(total / 0.8) - 5).summary is not None  # total >= 0.8 x budget
     assert compact(msgs, int(total / 0.8) + 5).summary is None
     assert compact(msgs, total + 1, trigger_ratio=1.0).summary is None
+
+
+def budget_with_a_fractional_trigger(total: int) -> int:
+    """A budget whose ``0.8 * budget`` lies strictly between `total` and ``total + 1``."""
+    return next(b for b in range(int(total / 0.8) - 2, int(total / 0.8) + 4) if total < b * 0.8 < total + 1)
+
+
+@pytest.mark.parametrize("name", ["compaction", "compaction_seed001"])
+def test_trigger_is_int_of_max_times_ratio_and_the_event_agrees(name: str) -> None:
+    """Issue 16, item 3. Seed 001: ``self.trigger_threshold = int(max_tokens * trigger_ratio)`` and
+    ``should_compact``: ``return current_tokens >= self.trigger_threshold``. At a budget whose 0.8 x
+    budget is fractional, a request of exactly int(0.8 x budget) tokens compacts (the unrounded
+    comparison did not), and the event's trigger_tokens is the threshold that was checked."""
+    msgs = session(3)
+    total = O200K.count_messages(msgs)
+    budget = budget_with_a_fractional_trigger(total)
+    r = get_strategy(name).compress(msgs, budget, counter="o200k_base")
+    assert r.summary is not None
+    assert event(r)["trigger_tokens"] == int(budget * 0.8) == total
+    assert get_strategy(name).compress(msgs, budget + 2, counter="o200k_base").summary is None
+
+
+def test_compaction_seed001_is_the_seed_as_written() -> None:
+    """Issue 16, item 3. Seed 001's config: ``trigger_ratio: 0.8``, ``keep_recent_rounds: 2``,
+    ``require_confirmation: true``, ``summary_max_length: 1000 # 摘要最大长度（字符）``, its
+    ``SUMMARY_PROMPT`` and its ``len(text) // 2`` (+4 per message) estimate. Offline the extractive
+    summarizer keeps whole items within the 1000 characters; the confirmation is asked with the
+    seed's own question, and the replay answers yes."""
+    params = strategy_params("compaction_seed001")
+    assert {k: params[k] for k in ("trigger_ratio", "keep_recent_rounds", "prompt", "summary_max_chars",
+                                   "confirm", "summarizer")} == {
+        "trigger_ratio": 0.8, "keep_recent_rounds": 2, "prompt": "seed001", "summary_max_chars": 1000,
+        "confirm": "yes", "summarizer": "extractive"}
+    strategy = get_strategy("compaction_seed001")
+    assert type(strategy).seed_counter == "chars2" and strategy.engine.name == "extractive"
+    msgs = session(12)
+    r = strategy.compress(msgs, 8000, counter="chars2")
+    uncapped = get_strategy("compaction").compress(msgs, 8000, counter="chars2")
+    assert len(uncapped.summary) > 1000 >= len(r.summary) > 500
+    items = set(uncapped.summary.splitlines())
+    assert all(line in items for line in r.summary.splitlines())  # whole items, none cut
+    payload = event(r)
+    assert payload["confirmation"] == {"answer": "yes", "question": (
+        f"上下文即将达到上限 ({r.tokens_before}/8000 tokens)。\n建议压缩对话历史，保留关键信息。\n是否同意压缩？")}
+    assert event(uncapped)["confirmation"] is None  # `compaction` does not ask
+
+
+def test_compaction_seed001_replays_a_refusal() -> None:
+    """Seed 001, 用户确认: ``if not confirmation: return`` and 情况 2 (用户拒绝压缩): 删除最旧的消息."""
+    r = get_strategy("compaction_seed001:confirm=no").compress(session(6), 5000, counter="o200k_base")
+    declined = event(r, "compaction_declined")
+    assert r.summary is None and declined["fallback"] == "window" and declined["confirmation"]["answer"] == "no"
+    with pytest.raises(CtxlabError, match="confirm must be"):
+        get_strategy("compaction_seed001", confirm="maybe")
 
 
 def test_more_recent_rounds_or_a_token_target() -> None:
@@ -225,6 +279,20 @@ def test_llm_from_the_environment_with_the_seed_prompt(llm_env, monkeypatch) -> 
     assert r.summary == "用户要求修复多个模块，AI 完成了修改。"
     assert server.requests[0]["messages"][0]["content"].startswith("请总结以下对话历史的关键信息。")
     assert event(r, "summary_call")["cost_usd"] is None and event(r)["summarizer_cost_usd"] is None
+
+
+def test_compaction_seed001_sends_the_seed_prompt_and_cuts_the_reply_to_1000_characters(llm_env, monkeypatch) -> None:
+    """Seed 001: ``SUMMARY_PROMPT = \"\"\"请总结以下对话历史的关键信息。...4. 简洁，不超过 500 字`` and
+    情况 1 (摘要也超过限制): ``summary = summary[:max_summary_tokens]``, with ``summary_max_length:
+    1000`` characters. A model that ignores the 500-字 request is cut to the first 1000 characters."""
+    reply = "用户要求修复模块。" * 200  # 1800 characters
+    server = llm_env(reply=reply)
+    monkeypatch.setenv("CTXLAB_LLM_MODEL", "openai/fake-model")
+    monkeypatch.setenv("CTXLAB_LLM_API_BASE", server.api_base)
+    r = get_strategy("compaction_seed001:summarizer=llm").compress(session(6), 5000, counter="o200k_base")
+    prompt = server.requests[0]["messages"][0]["content"]
+    assert prompt.startswith("请总结以下对话历史的关键信息。") and "不超过 500 字" in prompt
+    assert r.summary == reply[:1000] and event(r)["summarizer"].endswith(",prompt=seed001")
 
 
 def test_llm_failure_falls_back_to_extractive_and_records_the_error(llm_env) -> None:

@@ -27,8 +27,8 @@ CHARS4 = get_counter("chars4")
 ORDER = ("[Context]", "[Evidence]", "[State]", "[Output]", "[Task]", "[Role & Policies]")
 
 
-def gssc(messages, budget: int, counter: str = "chars4", **params):
-    return get_strategy("gssc", **params).compress(messages, budget, counter=counter)
+def gssc(messages, budget: int, counter: str = "chars4", name: str = "gssc", **params):
+    return get_strategy(name, **params).compress(messages, budget, counter=counter)
 
 
 def lines(n: int, tag: str) -> str:
@@ -65,6 +65,15 @@ def test_build_fits_the_available_tokens() -> None:
     text = GSSC().build(messages, 8000, counter="cl100k_base")
     assert text.startswith("[Role & Policies]\nYou are a careful coding assistant.")
     assert get_counter("cl100k_base").count(text) <= 6800
+
+
+def test_seed_counter_is_tiktoken_with_bytes4_as_its_fallback() -> None:
+    """Issue 16, item 6. Seed 002's TokenCounter table: ``TiktokenCounter`` 使用 tiktoken-go 库 (精确)
+    and ``EstimatedCounter`` 字符估算（1 token ≈ 4 字符）, "作为降级方案" (the fallback). The seed's
+    counter is tiktoken (no encoding named; the upstream code's comment says cl100k_base); its
+    fallback is the `bytes4` counter, ``int(float64(len(text)) / 4)`` over UTF-8 bytes."""
+    assert GSSC.seed_counter == "cl100k_base" and get_counter(GSSC.seed_counter).exact
+    assert get_counter("bytes4").count("你好世界") == 12 // 4 and not get_counter("bytes4").exact
 
 
 def test_bad_parameters_are_named() -> None:
@@ -166,10 +175,10 @@ def test_custom_structurer_fills_placeholders() -> None:
 
 def test_each_structurer_runs_through_the_strategy() -> None:
     messages = pool_conversation()
-    minimal_out = gssc(messages, 3000, structurer="minimal").messages[0].text
+    minimal_out = gssc(messages, 3000, name="gssc_retrieval", structurer="minimal").messages[0].text
     assert minimal_out.startswith("You are a helpful assistant.\n\nWhat was our postgres pool size?\n\n[user] Our")
     template = "{{instructions}}\nQ: {{task}}\n{{evidence}}"
-    custom_out = gssc(messages, 3000, structurer="custom", template=template).messages[0].text
+    custom_out = gssc(messages, 3000, name="gssc_retrieval", structurer="custom", template=template).messages[0].text
     assert custom_out == ("You are a helpful assistant.\nQ: What was our postgres pool size?\n"
                           "[user] Our postgres connection pool size is 42.")
     with pytest.raises(CtxlabError, match="instructions"):
@@ -179,21 +188,33 @@ def test_each_structurer_runs_through_the_strategy() -> None:
 # ---- compress ------------------------------------------------------------------------------------
 
 def big_sections() -> list[tuple[str, str]]:
+    history = "".join(f"[user] hist line {i}: {'x' * 30}\n" for i in range(40))
     packets = [Packet("Be brief.", INSTRUCTIONS), Packet("Why?", TASK),
                Packet(lines(10, "state"), TASK_STATE), Packet(lines(20, "fact"), EVIDENCE, relevance=1),
-               Packet(lines(40, "hist"), HISTORY)]
+               Packet(history, HISTORY)]
     return sectioned(packets, "Why?")
 
 
-def test_context_is_halved_first_and_the_cut_is_marked() -> None:
+def test_context_is_halved_first_keeping_its_newest_messages() -> None:
+    """Issue 16, item 5. Seed 002, TruncateCompressor: "先尝试部分截断（保留50%）" (first try a partial
+    cut keeping 50%), [Context] first. The seed does not say which half; ctxlab keeps the newest
+    messages of the history, those nearest the query (the seed's upstream code kept the oldest)."""
     sections = big_sections()
     text = render_sections(sections)
     context_tokens = CHARS4.count(dict(sections)["[Context]"].strip())
     done = compress(text, CHARS4.count(text) - context_tokens // 3, CHARS4.count, sections)
     assert done.cuts == (("[Context]", "halved"),)
-    assert "hist line 10" in done.text and "hist line 30" not in done.text
-    assert f"hist line 19: {'x' * 30}\n{TRUNCATED}\n\n[Output]" in done.text
+    assert "hist line 39" in done.text and "hist line 25" in done.text and "hist line 10:" not in done.text
+    assert f"[Context]\n对话历史与背景：\n{TRUNCATED}\n[user] hist line 2" in done.text
+    assert done.text.endswith(f"hist line 39: {'x' * 30}\n\n[Output]\n" + DEFAULT_OUTPUT)
     assert done.text.startswith("[Role & Policies]\nBe brief.\n\n[Task]")  # template order kept
+
+
+def test_other_sections_are_halved_keeping_their_leading_lines() -> None:
+    """[Evidence] is ordered by relevance, [State] and the rest by the template: their first lines
+    matter most, so they keep the leading half (as the seed's upstream truncateSection does)."""
+    done = compress_sections(big_sections(), 300, CHARS4.count)
+    assert ("[Evidence]", "halved") in done.cuts and "fact line 0:" in done.text and "fact line 19" not in done.text
 
 
 def test_sections_are_halved_then_deleted_in_priority_order() -> None:
@@ -230,19 +251,68 @@ def test_bm25_scores_matching_documents_only() -> None:
     assert scores[0] > scores[2] > 0 and scores[1] == 0
 
 
+def test_retrieval_is_off_in_gssc_and_on_in_gssc_retrieval() -> None:
+    """Issue 16, item 5. Seed 002's gatherers are Instructions, Task, History, Memory and RAG (the
+    last two need an external store); its upstream NewGSSCBuilder defaults to instructions, task and
+    history. BM25 retrieval over older messages is ctxlab's, so only the named variant has it."""
+    assert strategy_params("gssc")["gatherers"] == ("instructions", "task", "history")
+    assert strategy_params("gssc_retrieval")["gatherers"] == ("instructions", "task", "history", "retrieval")
+    assert {k: v for k, v in strategy_params("gssc_retrieval").items() if k != "gatherers"} == {
+        k: v for k, v in strategy_params("gssc").items() if k != "gatherers"}
+    assert "[Evidence]" not in gssc(pool_conversation(), 4000, filter_history=False).messages[0].text
+
+
 def test_retrieval_gatherer_finds_an_old_relevant_message() -> None:
     messages = pool_conversation()
-    r = gssc(messages, 4000)
+    r = gssc(messages, 4000, name="gssc_retrieval")
     context = r.messages[0]
     assert "[Evidence]\n事实与引用：\n\n[来源: retrieval]\n[user] Our postgres connection pool size is 42." in context.text
     assert "m1" in r.kept_ids and "m1" in context.source_ids and "m2" in r.dropped_ids
 
 
 def test_history_is_filtered_by_min_relevance_like_the_seed() -> None:
+    """Seed 002, DefaultSelector: "2. P0 包（instructions, task）始终包含 3. 按 MinRelevance 过滤其他包"
+    (P0 packets always; the other packets are filtered by MinRelevance), relevance being the query's
+    keyword overlap. This is explicit, so a query sharing no word with the history loses it in
+    `gssc`; the event says so (`filtered`), and `filter_history=false` (ctxlab's) exempts it."""
     messages = pool_conversation()  # the query shares no word with the last ten messages
-    assert gssc(messages, 4000).events[0].payload["selected"] == {"evidence": 1, "instructions": 1, "task": 1}
-    kept = gssc(messages, 4000, filter_history=False).events[0].payload["selected"]
-    assert kept == {"evidence": 1, "history": 1, "instructions": 1, "task": 1}
+    payload = gssc(messages, 4000).events[0].payload
+    assert payload["selected"] == {"instructions": 1, "task": 1} and payload["filtered"] == {"history": 1}
+    assert payload["history_messages"] == {"kept": 0, "window": 10}
+    kept = gssc(messages, 4000, filter_history=False).events[0].payload
+    assert kept["selected"] == {"history": 1, "instructions": 1, "task": 1} and kept["filtered"] == {}
+    retrieved = gssc(messages, 4000, name="gssc_retrieval").events[0].payload["selected"]
+    assert retrieved == {"evidence": 1, "instructions": 1, "task": 1}
+
+
+def no_shared_word_session(outputs: int = 6) -> tuple[Message, ...]:
+    """An agent session whose newest request shares no word with anything before it, with tool
+    outputs too large for the history window to fit an 8k budget whole (the issue's pi session)."""
+    c = Convo().system("You are a coding agent.").user("Fix the flaky login test in tests/test_auth.py.")
+    for i in range(outputs):
+        c.tools(("read_file", lines(250, f"out{i}")), text=f"Reading part {i}.").assistant(f"Part {i} read.")
+    return c.user("Continue.").build()
+
+
+def test_a_history_too_large_to_fit_keeps_its_newest_messages() -> None:
+    """Issue 16, item 5 (the history cliff). Seed 002 selects "在 Token 预算内选择" (within the
+    budget: ``if usedTokens + packet.TokenCount <= availableTokens``) and says nothing of a history
+    larger than the budget; the upstream code's single history packet was then skipped whole, so
+    [Context] came out empty. ctxlab keeps the window's messages that fit, newest first, skipping
+    one that does not fit as Select skips a packet."""
+    messages = no_shared_word_session()
+    window = [m.id for m in messages[-11:-1]]
+    r = gssc(messages, 8000, filter_history=False)
+    payload = r.events[0].payload
+    assert payload["selected"] == {"history": 1, "instructions": 1, "task": 1}
+    kept = payload["history_messages"]["kept"]
+    assert 0 < kept < 10 and payload["history_messages"]["window"] == 10
+    assert window[-7:] == [i for i in window if i in r.kept_ids][-7:]  # the newest, whole
+    skipped = [m for m in messages if m.id in window and m.id not in r.kept_ids]
+    assert skipped and all(m.role == "tool" for m in skipped)  # only outputs too large to fit
+    assert r.fits and r.tokens_after > 4000  # not the pinned messages alone
+    # With the seed's MinRelevance filter (explicit), "Continue." shares no word with the history.
+    assert gssc(messages, 8000).events[0].payload["filtered"] == {"history": 1}
 
 
 def test_compress_returns_the_context_then_the_newest_user_message() -> None:
@@ -264,8 +334,10 @@ def test_agent_history_renders_tool_calls_and_results() -> None:
 
 
 def test_a_cut_context_marks_messages_truncated() -> None:
-    messages = Convo().system().user("Start.").tools(("read_file", lines(60, "out"))).assistant("Read.") \
-        .user("Now what is in the file output?").build()
+    """When not even the newest message of [Context] fits half the section, its leading lines stay
+    (under the marker) and the message counts as truncated."""
+    messages = Convo().system().user("Start.").assistant("Reading the file output now.") \
+        .tools(("read_file", lines(60, "out"))).user("Now what is in the file output?").build()
     cut = None
     for budget in range(500, 1200, 5):
         r = gssc(messages, budget, filter_history=False)
@@ -273,7 +345,8 @@ def test_a_cut_context_marks_messages_truncated() -> None:
             cut = r
             break
     assert cut is not None and cut.events[0].payload["cuts"][0] == ["[Context]", "halved"]
-    assert TRUNCATED in cut.messages[0].text and "m3" in cut.truncated_ids and cut.fits
+    assert TRUNCATED in cut.messages[0].text and "m4" in cut.truncated_ids and cut.fits
+    assert "out line 0:" in cut.messages[0].text and "out line 59" not in cut.messages[0].text
 
 
 def test_plugged_in_gatherers() -> None:
@@ -302,10 +375,10 @@ def test_timestamps_drive_recency() -> None:
     messages = (Message("system", "S", id="s"), Message("user", "pool size", id="old", timestamp=0.0),
                 Message("user", "pool size", id="new", timestamp=7000.0),
                 Message("user", "pool size?", id="q", timestamp=7200.0))
-    built = GSSC(max_history_messages=1).pipeline(Request(messages, 2000, CHARS4), 1000)
+    built = get_strategy("gssc_retrieval", max_history_messages=1).pipeline(Request(messages, 2000, CHARS4), 1000)
     (evidence,) = [p for p in built.selected if p.type == EVIDENCE]
     assert evidence.source_ids == ("old",) and evidence.recency == pytest.approx(math.exp(-2))
-    assert "old" in gssc(messages, 2000, max_history_messages=1).kept_ids
+    assert "old" in gssc(messages, 2000, name="gssc_retrieval", max_history_messages=1).kept_ids
 
 
 def test_deterministic_and_rebuildable_from_its_spec() -> None:

@@ -252,12 +252,28 @@ def test_fallback_3_keeps_the_last_k_rounds() -> None:
     assert r.messages == (messages[0], *messages[-8:]) and r.tokens_after == 500
 
 
-def test_last_resort_keeps_the_newest_messages_that_fit() -> None:
-    messages = long_chat(12, k=50)
-    r = km(messages, 800)  # target 400
-    assert payload(r)["fallback"] == "newest"
-    assert r.messages[0] == messages[0] and r.messages[-1] == messages[-1] and r.tokens_after <= 400
-    assert r.messages == (messages[0], *messages[-len(r.messages) + 1:])
+def test_last_resort_is_the_seeds_greedy_step() -> None:
+    """Seed 004, step 4 of `compress`: ``for (const item of sortedByPriority) { ... if (tokenCount +
+    item.tokens <= targetTokens) { selectedIndexes.add(...) } }``: by priority, a unit that does not
+    fit is skipped and the loop goes on. When even the last K rounds are over the target, ctxlab runs
+    that step once more with only the pinned messages fixed (formerly a contiguous newest suffix)."""
+    messages = long_chat(12, k=50)  # 60-token messages, system prompt 20
+    r = km(messages, 800)  # target 400; pinned: system prompt + u11 = 80
+    assert payload(r)["fallback"] == "greedy" and r.fits and r.tokens_after == 380
+    # The recent users first (+1000, tier 100), then the best recent assistant reply (tier 50).
+    assert [m.id for m in r.messages] == ["m0", "m15", "m17", "m19", "m21", "m23", "m24"]
+
+
+def test_tight_budget_skips_a_unit_that_does_not_fit_and_keeps_trying() -> None:
+    """Issue 16, item 2. Seed 004's greedy step skips what does not fit (``if (tokenCount +
+    item.tokens <= targetTokens)``, no break), so a long reply that does not fit must not push out
+    the short user messages that do (the old fallback stopped at the first unit that did not fit)."""
+    messages = (Convo().system(words(10)).user(words(10, 1)).assistant(words(140, 2)).user(words(10, 3))
+                .assistant(words(160, 4)).user("Go on.").build())
+    assert COUNTER.count_messages(messages) == 392
+    r = km(messages, 400)  # target 200; everything is recent, so the must-keep set is over it
+    assert payload(r)["fallback"] == "greedy" and r.tokens_after <= 200
+    assert [m.id for m in r.messages] == ["m0", "m1", "m3", "m5"] and r.tokens_after == 72
 
 
 def test_pinned_over_the_budget_is_kept_and_reported() -> None:
@@ -302,6 +318,44 @@ def test_in_loop_keeps_the_current_loop_whole() -> None:
     assert any(m.mark == "truncated" for m in r.messages[:-4])
     plain = km(messages, 4400)  # outside the loop mode the loop's outputs are previewed too
     assert [m.mark for m in plain.messages[-4:]] == [None, "truncated", None, "truncated"]
+
+
+def loop_of_three(result_k: int) -> tuple[Message, ...]:
+    """Five plain rounds, a query, then the current loop: three call/result pairs (63 + result_k + 10 each)."""
+    c = Convo().system(words(10))
+    for i in range(5):
+        c.user(words(30, i)).assistant(words(30, i + 1))
+    c.user("Fix it.")
+    for i in range(3):
+        c.tools(("run_tests", words(result_k, i)))
+    return c.build()
+
+
+def test_in_loop_never_cuts_the_current_loop_at_a_tight_target() -> None:
+    """Issue 16, item 1. Seed 004, Loop 内压缩设计: "只压缩 Loop 开始前的历史消息，不压缩当前 Loop 内
+    产生的消息" (only the history before the loop is compressed; the current loop's messages never
+    are) and its table: ``[loopStartIndex, end)`` 当前 Loop ❌ 保持完整. The loop alone is over the
+    target of 700 here: it stays whole (the old last resort dropped its first call and result) and
+    the compression event says why the target was missed."""
+    messages = loop_of_three(200)  # loop: 3 x 273 = 819 tokens; system prompt + query 32
+    r = km(messages, 1400, in_loop=True)  # target 700
+    loop = messages[-6:]
+    assert r.messages[-6:] == loop and all(m.mark is None for m in loop)
+    assert [m.id for m in r.messages[:-6]] == ["m0", "m11"] and r.tokens_after == 851 and r.fits
+    meta = payload(r)
+    assert meta["fallback"] == "greedy"
+    assert meta["reason"] == ("the system prompt, newest user message and current tool loop alone need 851 "
+                              "tokens, over the target of 700")
+
+
+def test_in_loop_over_the_budget_keeps_the_loop_and_does_not_fit() -> None:
+    """Seed 004: the current loop is 不可压缩区域 (not compressible). When it is over the whole budget
+    it is still kept whole: `fits` is false and the reason names the loop."""
+    messages = loop_of_three(400)  # loop: 3 x 473 = 1419 tokens
+    r = km(messages, 1400, in_loop=True)
+    assert r.messages[-6:] == messages[-6:] and not r.fits
+    assert r.reason == ("the system prompt, newest user message and current tool loop alone need 1451 tokens, "
+                        "over the budget of 1400")
 
 
 def test_compress_historical_mirrors_the_seed() -> None:

@@ -21,7 +21,7 @@ def compress(messages, budget: int, **params):
 
 
 def test_seed_defaults() -> None:
-    assert strategy_params("sliding_window") == {"max_chars_per_message": 4000}
+    assert strategy_params("sliding_window") == {"max_chars_per_message": 4000, "max_chars": 0}
     assert SlidingWindow.seed_counter == "chars4"
 
 
@@ -34,12 +34,31 @@ def test_walk_is_newest_first_and_stops_at_the_first_message_that_does_not_fit()
     assert r.dropped_ids == ("u0", "a0", "u1") and r.fits and r.tokens_after == 15
 
 
-def test_context_compressed_event_has_the_seed_payload() -> None:
+def test_context_compressed_event_counts_the_history_only() -> None:
+    """Issue 16, item 6. Seed 000: ``compressed := compressor.Compress(history, ctx.TokenBudget{MaxTokens:
+    cfg.MaxContextTokens})`` then ``assembler.Assemble(cfg.SystemPrompt, compressed, task.Text)``: the
+    Compressor, whose ``context.compressed`` event carries ``original_count``, ``compressed_count``,
+    ``estimated_tokens`` and ``budget_tokens``, sees the history alone. The system prompt and the
+    newest user message (the Assembler's) are not counted, and the budget is the history's."""
     messages = Convo().system(tokens(2)).user(tokens(10)).assistant(tokens(10)).user(tokens(3)).build()
-    r = compress(messages, 16)
+    r = compress(messages, 16)  # history budget: 16 - (2 + 3) = 11; m2 fits, m1 does not
+    assert [m.id for m in r.messages] == ["m0", "m2", "m3"]
     assert r.events == (get_event(r),)
-    assert get_event(r).payload == {"original_count": 4, "compressed_count": 3, "estimated_tokens": 15,
-                                    "budget_tokens": 16}
+    assert get_event(r).payload == {"original_count": 2, "compressed_count": 1, "estimated_tokens": 10,
+                                    "budget_tokens": 11}
+
+
+def test_max_chars_bounds_the_kept_history() -> None:
+    """Seed 000: ``TokenBudget{MaxTokens int; MaxChars int // Maximum total characters (fallback when no
+    token estimate)}``. ctxlab always has a token estimate, so `max_chars` bounds the history's
+    characters alongside the token budget: the walk stops at the first message over either."""
+    messages = (user(tokens(1), "u0"), assistant("a" * 30, "a0"), user("b" * 50, "u1"),
+                assistant("c" * 40, "a1"), user("now?", "u2"))
+    r = compress(messages, 10_000, max_chars=100)  # a1 (40) and u1 (50) fit in 100; a0 (30) does not
+    assert [m.id for m in r.messages] == ["u1", "a1", "u2"] and r.dropped_ids == ("u0", "a0")
+    payload = get_event(r).payload
+    assert payload["estimated_chars"] == 90 and payload["budget_chars"] == 100
+    assert compress(messages, 10_000).messages == messages  # 0: no character budget
 
 
 def get_event(r):

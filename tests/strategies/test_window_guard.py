@@ -120,6 +120,19 @@ def test_system_prompt_is_always_kept() -> None:
     assert [m.id for m in r.messages] == ["m0", "m3"] and r.fits
 
 
+def test_every_system_message_is_kept_wherever_it_stands() -> None:
+    """Issue 16, item 4. Seed 003, guardContext: ``const systemMsgs = truncated.filter(m => m.role ===
+    "system")`` ... ``// system prompt 始终保留，从预算中扣除`` (the system messages always stay and
+    are taken off the budget first). A system message in the middle of the conversation is one of
+    them; it stays in its place (the seed moves it to the front; ctxlab keeps the order)."""
+    messages = Convo().system(tokens(10)).user(tokens(100)).assistant(tokens(100)) \
+        .system("Mode switched to plan.").user(tokens(100)).assistant(tokens(100)).user(tokens(10)).build()
+    r = guard(messages, 100)
+    assert [m.id for m in r.messages] == ["m0", "m3", "m6"] and r.fits
+    assert r.dropped_ids == ("m1", "m2", "m4", "m5")
+    assert warn_lines(r)[-1] == "Context guard: dropped 4 old messages (estimated 400 tokens)"
+
+
 def test_truncation_and_trimming_combine() -> None:
     messages = Convo().system().user(tokens(500)).assistant(tokens(500)) \
         .user("Read it.").tools(("read_file", huge_text(90_000))).assistant("Done.").user("Next?").build()

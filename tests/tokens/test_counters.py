@@ -14,7 +14,7 @@ import tiktoken
 from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.messages import Message, ToolCall
 from ctxlab.tokens import get_counter, list_counters
-from ctxlab.tokens.estimators import AsciiCjk, Chars2, Chars3, Chars4, utf16_len
+from ctxlab.tokens.estimators import AsciiCjk, Bytes4, Chars2, Chars3, Chars4, utf16_len
 from ctxlab.tokens.exact import TiktokenCounter, litellm_tokenizer_dir
 
 CALL = ToolCall("call_1", "read_file", '{"path":"src/app.py"}')
@@ -107,6 +107,28 @@ def test_chars3_tool_calls_are_compact_json():
     assert json.loads(compact)[0]["function"]["arguments"] == CALL.arguments
     message = assistant_with_calls(CALL, content="hi")
     assert Chars3().count_message(message) == 1 + -(-len(compact) // 3)
+
+
+# --- seed 002: bytes4 ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [("abc", 0), ("abcd", 1), ("abcdefg", 1), ("你", 0), ("你好", 1),
+                                                ("你好世界", 3), ("😀", 1), ("", 0)])
+def test_bytes4_is_utf8_bytes_over_four_rounded_down(text, expected):
+    """Issue 16, item 6. Seed 002: ``func (c *EstimatedCounter) Count(text string) int { return
+    int(float64(len(text)) / c.CharsPerToken) }``, "1 token ≈ 4 字符"; Go's len is UTF-8 bytes."""
+    assert Bytes4().count(text) == expected
+    assert get_counter("bytes4").count(text) == len(text.encode()) // 4
+
+
+def test_bytes4_message_follows_the_upstream_count_messages():
+    """Per message 4 + role + content (+ name + 1), 3 to prime the reply (the seed's upstream
+    EstimatedCounter.CountMessages); tool definitions are ignored like every seed estimator's."""
+    counter = Bytes4()
+    assert counter.count_message(Message(role="user", content="hello world!", id="u")) == 4 + 1 + 3
+    named = Message(role="assistant", content="ok", id="a", name="bob_2")  # role 9 bytes, name 5 bytes
+    assert counter.count_message(named) == 4 + 2 + 0 + 1 + 1
+    assert counter.count_message(assistant_with_calls(CALL)) == 4 + 2 + 2 + 5
+    assert counter.overhead(WEATHER_TOOLS) == counter.overhead() == 3
 
 
 # --- exact counters --------------------------------------------------------------------------

@@ -1,14 +1,29 @@
 """Compress: the seed's TruncateCompressor. Sections are cut in priority order, [Context] first and
 [Role & Policies] last: each is first halved (kept to 50% of its tokens, whole lines, marked
 ``... (内容已截断)``), then deleted if the context is still over. Text without section headers
-falls back to the seed's simpleCompress (keep leading lines while they fit)."""
+falls back to the seed's simpleCompress (keep leading lines while they fit).
+
+The seed says "先尝试部分截断（保留50%）" without saying which half. Its upstream code keeps the
+leading lines of every section, which for [Context] (the history, oldest first) keeps the oldest
+messages and drops those nearest the query; ctxlab keeps the newest messages of [Context] and the
+leading lines of the other sections."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ctxlab.strategies._gssc.structure import CONTEXT, EVIDENCE_HEADER, HEADERS, OUTPUT, ROLE, STATE, TASK_HEADER
+from ctxlab.strategies._gssc.structure import (
+    CONTEXT,
+    CONTEXT_LEAD,
+    EVIDENCE_HEADER,
+    HEADERS,
+    OUTPUT,
+    ROLE,
+    STATE,
+    TASK_HEADER,
+)
 
 TRUNCATION_ORDER = (CONTEXT, EVIDENCE_HEADER, STATE, OUTPUT, TASK_HEADER, ROLE)
 TRUNCATED = "... (内容已截断)"  # "... (content truncated)"
@@ -16,6 +31,8 @@ SEPARATOR = "\n\n"
 
 Count = Callable[[str], int]
 Sections = list[tuple[str, str]]
+# A line opening a rendered message (`packets.render`): where [Context] can be cut between messages.
+_MESSAGE_START = re.compile(r"\[(?:system|user|assistant|tool)\] ")
 
 
 class Compressed(NamedTuple):
@@ -45,6 +62,51 @@ def truncate_section(section: str, target: int, count: Count) -> str:
     return "\n".join(kept)
 
 
+def truncate_context(section: str, target: int, count: Count) -> str:
+    """[Context] halved the way that keeps the newest history: its header (and lead-in), the marker,
+    then its newest whole messages within `target` tokens; when not even the newest message fits,
+    that message's leading lines (so it is still seen, cut). Two lines or fewer stay unchanged."""
+    lines = section.split("\n")
+    if len(lines) <= 2:
+        return section
+    head = lines[:2] if lines[1] == CONTEXT_LEAD else lines[:1]
+    body = lines[len(head):]
+    room = target - sum(count(line) for line in head) - count(TRUNCATED)
+    blocks = _message_blocks(body)
+    kept: list[str] = []
+    for block in reversed(blocks):
+        tokens = sum(count(line) for line in block)
+        if tokens > room:
+            break
+        kept[:0] = block
+        room -= tokens
+    if not kept and blocks:
+        kept = _leading_lines(blocks[-1], room, count)
+    if len(kept) == len(body):
+        return section
+    return "\n".join([*head, TRUNCATED, *kept])
+
+
+def _message_blocks(lines: Sequence[str]) -> list[list[str]]:
+    """Lines grouped by message: a block opens at each line that starts a rendered message."""
+    blocks: list[list[str]] = []
+    for line in lines:
+        if not blocks or _MESSAGE_START.match(line):
+            blocks.append([])
+        blocks[-1].append(line)
+    return blocks
+
+
+def _leading_lines(lines: Sequence[str], room: int, count: Count) -> list[str]:
+    kept: list[str] = []
+    for line in lines:
+        room -= count(line)
+        if room < 0:
+            break
+        kept.append(line)
+    return kept
+
+
 def compress_sections(sections: Sequence[tuple[str, str]], limit: int, count: Count) -> Compressed:
     """Halve, then delete, sections in `TRUNCATION_ORDER` until the context fits `limit` tokens.
 
@@ -66,7 +128,8 @@ def compress_sections(sections: Sequence[tuple[str, str]], limit: int, count: Co
             break
         if header not in current:
             continue
-        halved = truncate_section(current[header], sizes[header] // 2, count)
+        halve = truncate_context if header == CONTEXT else truncate_section
+        halved = halve(current[header], sizes[header] // 2, count)
         if halved != current[header]:
             current[header], sizes[header] = halved, count(halved)
             cuts.append((header, "halved"))

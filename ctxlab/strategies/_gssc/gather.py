@@ -70,15 +70,18 @@ def task_gatherer(inp: GatherInput) -> list[Packet]:
 
 @GATHERERS.register("history")
 def history_gatherer(inp: GatherInput) -> list[Packet]:
-    """The last `max_history_messages` messages as ONE packet of ``[role] content`` lines (seed's
-    HistoryGatherer formats the history as a single packet)."""
+    """The last `max_history_messages` messages as ONE packet of ``[role] content`` lines (the seed's
+    upstream HistoryGatherer formats the history as a single packet). `parts` keeps each message's
+    lines, so that Select can keep the newest messages of a window too large to fit whole."""
     window = inp.window
-    content = "".join(render(m) + "\n" for m in window)
+    parts = tuple(render(m) + "\n" for m in window)
+    content = "".join(parts)
     if not content:
         return []
     stamps = [m.timestamp for m in window if m.timestamp is not None]
     return [Packet(content, HISTORY, timestamp=max(stamps) if stamps else None, source="history",
-                   metadata={"message_count": len(window), "source_ids": tuple(m.id for m in window)})]
+                   metadata={"message_count": len(window), "source_ids": tuple(m.id for m in window),
+                             "parts": parts})]
 
 
 @GATHERERS.register("retrieval")

@@ -122,10 +122,39 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
+def newest_history(packet: Packet, room: int, count: Callable[[str], int]) -> Packet | None:
+    """The history packet cut down to the messages that fit in `room` tokens, newest first, a message
+    that does not fit skipped as Select skips a packet (None when none fits, or the packet does not
+    list its messages' `parts`).
+
+    The seed does not say what becomes of a history too large for the budget (its upstream code
+    skips the single packet whole, so one long tool output in the window empties [Context]); ctxlab
+    reads it the way that keeps the newest history.
+    """
+    parts, ids = tuple(packet.metadata.get("parts", ())), packet.source_ids
+    if not parts or len(parts) != len(ids):
+        return None
+    chosen: list[int] = []
+    used = 0
+    for i in range(len(parts) - 1, -1, -1):
+        tokens = count(parts[i])
+        if used + tokens <= room:
+            chosen.insert(0, i)
+            used += tokens
+    while chosen and count(content := "".join(parts[i] for i in chosen)) > room:  # counts need not add up
+        chosen.pop(0)
+    if not chosen:
+        return None
+    metadata = {**packet.metadata, "parts": tuple(parts[i] for i in chosen),
+                "source_ids": tuple(ids[i] for i in chosen), "message_count": len(chosen)}
+    return dataclasses.replace(packet, content=content, token_count=count(content), metadata=metadata)
+
+
 def select(packets: Sequence[Packet], available: int, *, min_relevance: float, filter_history: bool = True,
-           mmr_lambda: float | None = None) -> list[Packet]:
+           mmr_lambda: float | None = None, count: Callable[[str], int] | None = None) -> list[Packet]:
     """P0 packets always; the others that pass the filter, by priority then composite (or MMR),
-    while they fit in `available` tokens (a packet that does not fit is skipped, not a stop)."""
+    while they fit in `available` tokens (a packet that does not fit is skipped, not a stop). With
+    `count`, a history packet too large to fit keeps its newest messages that do (`newest_history`)."""
     p0 = [p for p in packets if p.type in P0_TYPES]
     others = [p for p in packets if p.type not in P0_TYPES and passes(p, min_relevance, filter_history)]
     others.sort(key=lambda p: (p.priority, -p.composite))
@@ -133,6 +162,8 @@ def select(packets: Sequence[Packet], available: int, *, min_relevance: float, f
         others = mmr_order(others, mmr_lambda)
     selected, used = list(p0), sum(p.token_count for p in p0)
     for p in others:
+        if used + p.token_count > available and p.type == HISTORY and count is not None:
+            p = newest_history(p, available - used, count) or p
         if used + p.token_count <= available:
             selected.append(p)
             used += p.token_count
