@@ -56,7 +56,7 @@ def estimate(
     sources: Sources,
     reference: Annotated[list[str], typer.Option(help="Reference tokenizer(s).")] = ["o200k_base"],  # noqa: B006
     counter: Annotated[list[str] | None, typer.Option(
-        help="Estimator(s) to measure.", show_default="chars4, chars2, chars3, ascii_cjk, calibrated")] = None,
+        help="Estimator(s) to measure.", show_default=", ".join([*ESTIMATORS, "calibrated"]))] = None,
     by: Annotated[str, typer.Option(help="Break the error down by: counter, kind or language.")] = "kind",
     limit: Limit = None,
     skip_invalid: SkipInvalid = False,

@@ -15,7 +15,7 @@ from ctxlab.errors import CtxlabError
 DEFAULT_BUDGETS = (2000, 4000, 8000, 16000)
 DEFAULT_COUNTER = "o200k_base"
 DEFAULT_REFERENCES = (DEFAULT_COUNTER,)
-DEFAULT_ESTIMATORS = ("chars4", "chars2", "chars3", "ascii_cjk", "calibrated")
+DEFAULT_ESTIMATORS = ("chars4", "chars2", "chars3", "ascii_cjk", "bytes4", "calibrated")  # the seeds' + calibrated
 DEFAULT_WORKERS = 2
 MODES = ("final", "per-turn")
 ENGINES = ("local", "ray")

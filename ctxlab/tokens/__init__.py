@@ -16,7 +16,7 @@ from ctxlab.tokens.base import CachedCounter, TokenCounter
 from ctxlab.tokens.estimators import AsciiCjk, Bytes4, Chars2, Chars3, Chars4
 from ctxlab.tokens.exact import HFCounter, TiktokenCounter, claude_legacy
 
-ESTIMATORS = ("chars4", "chars2", "chars3", "ascii_cjk")
+ESTIMATORS = ("chars4", "chars2", "chars3", "ascii_cjk", "bytes4")
 EXACT = ("o200k_base", "cl100k_base", "claude_legacy")
 
 # Factories by name. ``hf`` and ``calibrated`` take an argument after the colon

@@ -9,7 +9,7 @@ from ctxlab import store
 from ctxlab.analysis import frames
 from ctxlab.analysis import logs as L
 from ctxlab.metrics.provider import provider_deltas
-from ctxlab.replay import ReplayConfig, replay
+from ctxlab.replay import DEFAULT_ESTIMATORS, ReplayConfig, replay
 from tests.provider_logs import MODEL, billed_log, compacted_log, true_tokens, write_logs
 
 PROVIDER = f"provider:{MODEL}"
@@ -24,7 +24,7 @@ def test_provider_rows_land_in_the_estimator_errors_view(logs_db: Path):  # noqa
     logs = [billed_log(0), billed_log(1), compacted_log(2), compacted_log(3)]
     usable = [(seq, d) for seq, c in enumerate(logs) for d in provider_deltas(c) if d.skipped is None]
     # Every estimator of the run and the reference tokenizer itself, once per usable delta.
-    counters = {"chars4", "chars2", "chars3", "ascii_cjk", "calibrated", "o200k_base"}
+    counters = {*DEFAULT_ESTIMATORS, "o200k_base"}
     assert set(rows["counter"]) == counters and len(rows) == len(counters) * len(usable)
     for seq, d in usable:
         mine = rows[(rows["seq"] == seq) & (rows["message_id"] == d.message_id)]
