@@ -72,7 +72,8 @@ def _print_worst(checks: list[SessionCheck], worst: int) -> None:
     for session, call in rows:
         gap = "-" if call.gap_s is None else f"{call.gap_s:,.0f} s"
         table.add_row(escape(session), str(call.index), f"{call.recorded.prompt_tokens:,}",
-                      f"{call.recorded.cache_read_tokens:,}", f"{call.predicted.cache_read_tokens:,}", gap, call.verdict)
+                      f"{call.recorded.cache_read_tokens:,}", f"{call.predicted.cache_read_tokens:,}", gap,
+                      call.verdict)
     console().print(table)
 
 

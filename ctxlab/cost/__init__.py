@@ -19,6 +19,6 @@ from ctxlab.cost.split import Match, Split, split
 from ctxlab.cost.summaries import price_summary, price_usage
 
 __all__ = ["CacheModel", "CacheState", "CallCheck", "CallCost", "Match", "PriceModel", "Prices", "Prompt", "Rates",
-           "SessionCheck", "SessionCost", "Split", "UnknownModelError", "check_logs", "check_session", "combined", "default_cache_model",
-           "get_prices", "price_call", "price_model", "price_prompts", "price_summary", "price_usage",
-           "provider_family", "split", "total"]
+           "SessionCheck", "SessionCost", "Split", "UnknownModelError", "check_logs", "check_session", "combined",
+           "default_cache_model", "get_prices", "price_call", "price_model", "price_prompts", "price_summary",
+           "price_usage", "provider_family", "split", "total"]

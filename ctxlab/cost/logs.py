@@ -42,15 +42,14 @@ def check_session(conversation: Conversation, pm: PriceModel,
         model = str(call.get("model") or meta.get("model") or "unknown")
         before = previous.get(model)
         match = None if before is None else _match(conversation, pm, before, call, cuts, system)
-        checks.append(CallCheck(call["index"], model, None if match is None else match.gap_s,
-                                _recorded(pm, call), CallCost.of(pm, split(pm.cache, call["prompt_tokens"], match),
-                                                                _count(call, "output_tokens"))))
+        checks.append(_check(pm, call, model, match))
         previous[model] = call
     return SessionCheck(conversation.id, pm.name, tuple(checks))
 
 
 def check_logs(conversations: Iterable[Conversation], model: str | None = None, *,
-               counter: str | TokenCounter = "o200k_base", lifetime_s: float = FIVE_MINUTES) -> Iterator[SessionCheck]:
+               counter: str | TokenCounter = "o200k_base",
+               lifetime_s: float = FIVE_MINUTES) -> Iterator[SessionCheck]:
     """`check_session` for every conversation that records per-call usage, priced by `model` (None:
     each session's own ``meta.model``) with its default cache model for `lifetime_s`.
 
@@ -67,7 +66,8 @@ def check_logs(conversations: Iterable[Conversation], model: str | None = None, 
         try:
             pm = price_model(name, default_cache_model(name, lifetime_s=lifetime_s))
         except UnknownModelError as exc:
-            raise UnknownModelError(f"{conversation.id}: {exc}" + ("" if model else "; price it with another model")) from None
+            hint = "" if model else "; price it with another model"
+            raise UnknownModelError(f"{conversation.id}: {exc}{hint}") from None
         yield check_session(conversation, pm, counter)
 
 
@@ -77,19 +77,23 @@ def _match(conversation: Conversation, pm: PriceModel, before: Mapping[str, Any]
     prefix = not any(start < cut <= end for cut in cuts)
     lookback = pm.cache.lookback_blocks if pm.cache.explicit else None
     near = lookback is None or content_blocks(conversation.messages[start:end]) <= lookback
-    times = _time(conversation, start), _time(conversation, end)
-    gap = None if None in times else times[1] - times[0]  # type: ignore[operator]
+    sent_before, sent = _time(conversation, start), _time(conversation, end)
+    gap = None if sent_before is None or sent is None else sent - sent_before
     shared = before["prompt_tokens"] if prefix else system
     return Match(before["prompt_tokens"], prefix and near, shared, system, gap)
 
 
-def _recorded(pm: PriceModel, call: Mapping[str, Any]) -> CallCost:
-    parts = Split(_count(call, "input_tokens"), _count(call, "cache_read_tokens"), _count(call, "cache_write_tokens"))
-    return CallCost.of(pm, parts, _count(call, "output_tokens"))
+def _check(pm: PriceModel, call: Mapping[str, Any], model: str, match: Match | None) -> CallCheck:
+    """The call as the provider billed it beside the cache model's split of its recorded prompt."""
+    output = _count(call, "output_tokens")
+    billed = Split(_count(call, "input_tokens"), _count(call, "cache_read_tokens"), _count(call, "cache_write_tokens"))
+    predicted = split(pm.cache, call["prompt_tokens"], match)
+    return CallCheck(call["index"], model, None if match is None else match.gap_s,
+                     CallCost.of(pm, billed, output), CallCost.of(pm, predicted, output))
 
 
 def _system_tokens(conversation: Conversation, counter: TokenCounter) -> int:
-    """Tokens of the tools and leading system messages the log shows (0 when it shows no system message)."""
+    """Tokens of the tools and leading system messages a log shows (0 when it shows no system message)."""
     leading = next((i for i, m in enumerate(conversation.messages) if m.role != "system"), 0)
     if not leading:
         return 0

@@ -78,5 +78,5 @@ def recorded(*calls: tuple[int, int, int, int], model: str = "m", compaction_at:
     provider_calls = [{"index": i, "model": model, "prompt_tokens": a + b + c, "input_tokens": a,
                        "cache_read_tokens": b, "cache_write_tokens": c, "output_tokens": 7} for i, a, b, c in calls]
     compactions = [] if compaction_at is None else [{"index": compaction_at, "at": compaction_at, "summary": "s"}]
-    return Conversation("log", tuple(messages), meta={"format": "test", "model": model, "provider_calls": provider_calls,
-                                                       "compactions": compactions})
+    meta = {"format": "test", "model": model, "provider_calls": provider_calls, "compactions": compactions}
+    return Conversation("log", tuple(messages), meta=meta)
