@@ -1,0 +1,101 @@
+"""A recorded call beside its prediction, and a session of them: the verdicts and totals that
+``ctxlab cost`` prints (`ctxlab.cost.logs` makes them from agent logs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from ctxlab.cost.calls import CallCost, total
+
+READ_TOLERANCE_SHARE = 0.02
+READ_TOLERANCE_TOKENS = 64
+
+
+class CallCheck(NamedTuple):
+    """One recorded call beside its prediction.
+
+    Attributes:
+        index: position in ``messages`` of the call's first output message.
+        model: the model the call ran on.
+        gap_s: seconds since the previous call of the same model (None if unknown or first).
+        recorded, predicted: the call billed as the provider recorded it and as predicted.
+    """
+
+    index: int
+    model: str
+    gap_s: float | None
+    recorded: CallCost
+    predicted: CallCost
+
+    @property
+    def read_error(self) -> int:
+        """Predicted minus recorded cache read tokens."""
+        return self.predicted.cache_read_tokens - self.recorded.cache_read_tokens
+
+    @property
+    def matches(self) -> bool:
+        """The predicted cache read is within 2% of the prompt plus 64 tokens of the recorded one."""
+        return abs(self.read_error) <= READ_TOLERANCE_SHARE * self.recorded.prompt_tokens + READ_TOLERANCE_TOKENS
+
+    @property
+    def verdict(self) -> str:
+        """``match``; ``unexplained miss`` (the provider read less than predicted: early eviction, or
+        a change the log does not show); ``unexpected hit`` (it read more: a cache another session
+        or an unseen call wrote)."""
+        if self.matches:
+            return "match"
+        return "unexplained miss" if self.read_error > 0 else "unexpected hit"
+
+
+class SessionCheck(NamedTuple):
+    """Every recorded call of one session beside its prediction, priced by one model."""
+
+    session: str
+    model: str
+    calls: tuple[CallCheck, ...]
+
+    @property
+    def recorded(self) -> CallCost:
+        return total(c.recorded for c in self.calls)
+
+    @property
+    def predicted(self) -> CallCost:
+        return total(c.predicted for c in self.calls)
+
+    @property
+    def cache_read_match_rate(self) -> float | None:
+        """Share of calls whose predicted cache read matches the recorded one (None: no calls)."""
+        return sum(c.matches for c in self.calls) / len(self.calls) if self.calls else None
+
+    def count(self, verdict: str) -> int:
+        return sum(c.verdict == verdict for c in self.calls)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form of ``ctxlab cost --json`` (mismatching calls listed, worst first)."""
+        worst = sorted((c for c in self.calls if not c.matches), key=lambda c: -abs(c.read_error))
+        return {"session": self.session, "model": self.model, "calls": len(self.calls),
+                "recorded": _tokens_json(self.recorded), "predicted": _tokens_json(self.predicted),
+                "cache_read_match_rate": self.cache_read_match_rate,
+                "unexplained_misses": self.count("unexplained miss"), "unexpected_hits": self.count("unexpected hit"),
+                "mismatches": [_call_json(c) for c in worst]}
+
+
+def combined(checks: Iterable[SessionCheck], session: str = "all sessions") -> SessionCheck:
+    """All calls of several sessions as one (for overall totals and match rate)."""
+    checks = list(checks)
+    models = sorted({c.model for c in checks})
+    return SessionCheck(session, ", ".join(models), tuple(call for check in checks for call in check.calls))
+
+
+def _tokens_json(cost: CallCost) -> dict[str, Any]:
+    return {"input_tokens": cost.input_tokens, "cache_read_tokens": cost.cache_read_tokens,
+            "cache_write_tokens": cost.cache_write_tokens, "output_tokens": cost.output_tokens,
+            "cost_usd": round(cost.cost_usd, 6)}
+
+
+def _call_json(check: CallCheck) -> dict[str, Any]:
+    return {"index": check.index, "model": check.model, "prompt_tokens": check.recorded.prompt_tokens,
+            "recorded_cache_read": check.recorded.cache_read_tokens,
+            "predicted_cache_read": check.predicted.cache_read_tokens,
+            "gap_s": None if check.gap_s is None else round(check.gap_s, 1), "verdict": check.verdict}
