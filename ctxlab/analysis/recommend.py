@@ -62,10 +62,14 @@ def session_rows(results: pd.DataFrame, reference: str) -> pd.DataFrame:
             .reset_index())
 
 
-def frontier(results: pd.DataFrame, reference: str) -> pd.DataFrame:
+def frontier(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per variant: sessions, calls, mean tokens sent per session, pooled fact recall with its
     interval, the share of calls with orphaned tool pairs and over the window, and ``on_front``
-    (no other variant sends fewer tokens and keeps more facts). Sorted by tokens sent."""
+    (no other variant sends fewer tokens and keeps more facts). Sorted by tokens sent.
+
+    With `costs` (`ctxlab.store.session_costs` rows of ONE price model), also the mean session
+    ``cost_usd`` and ``on_cost_front``: the front by dollars, where prompt caching can reorder it.
+    """
     sessions = session_rows(results, reference)
     rows = []
     for key, group in sessions.groupby(list(VARIANT), observed=True, sort=True):
@@ -75,6 +79,10 @@ def frontier(results: pd.DataFrame, reference: str) -> pd.DataFrame:
                      group["orphaned"].sum() / max(calls, 1), group["overflowed"].sum() / max(calls, 1)])
     front = pd.DataFrame(rows, columns=FRONT_COLUMNS[:-1])
     front["on_front"] = pareto_front(front["tokens_sent"], front["fact_recall"]) if len(front) else []
+    if costs is not None:
+        dollars = costs.groupby(list(VARIANT), observed=True)["cost_usd"].mean().rename("cost_usd").reset_index()
+        front = front.merge(dollars, on=list(VARIANT), how="left")
+        front["on_cost_front"] = pareto_front(front["cost_usd"], front["fact_recall"]) if len(front) else []
     return front.sort_values("tokens_sent", ignore_index=True)
 
 

@@ -45,6 +45,8 @@ class ReplayConfig:
         store_records: store each conversation's messages (the dashboard re-runs strategies on them).
         quality: compute fact recall and summary metrics (the costliest measures).
         chunk_messages: about this many messages per work chunk sent to a worker.
+        price_models: litellm model names every per-turn call is priced by, with prompt caching
+            (`ctxlab.cost`); the prompts are counted with the first reference tokenizer.
     """
 
     sources: tuple[str, ...]
@@ -64,12 +66,13 @@ class ReplayConfig:
     store_records: bool = True
     quality: bool = True
     chunk_messages: int = 150
+    price_models: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         normalized = {"sources": _strings(self.sources), "strategies": _strings(self.strategies),
                       "budgets": tuple(self.budgets), "counters": _unique(self.counters),
                       "references": _unique(self.references), "modes": parse_modes(self.modes),
-                      "estimators": _strings(self.estimators)}
+                      "estimators": _strings(self.estimators), "price_models": _unique(self.price_models)}
         for key, value in normalized.items():
             object.__setattr__(self, key, value)
         self._check()

@@ -42,6 +42,7 @@ class WorkSpec:
     estimators: tuple[str, ...]
     store_records: bool = True
     quality: bool = True
+    price_models: tuple[str, ...] = ()
 
 
 def resolve_entries(strategies: Sequence[str], counters: Sequence[str]) -> tuple[Entry, ...]:
@@ -73,6 +74,8 @@ def run_identity(config: ReplayConfig, entries: Sequence[Entry], fingerprints: d
         "references": list(config.references), "modes": list(config.modes), "estimators": list(estimators),
         "quality": config.quality,
     }
+    if config.price_models:  # only then, so runs without pricing keep the ids they always had
+        identity["price_models"] = list(config.price_models)
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
     stored = {**asdict(config), **identity, "strategies": [e.label for e in entries],
               "counters": sorted({e.counter for e in entries})}

@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from ctxlab import store
+from ctxlab.cost import price_model
 from ctxlab.errors import CtxlabError
 from ctxlab.replay.config import ReplayConfig
 from ctxlab.replay.engines import make_engine
@@ -150,6 +151,8 @@ def replay(config: ReplayConfig, progress: Progress | None = None) -> RunSummary
     entries = resolve_entries(config.strategies, config.counters)
     for name in {*config.references, *(e.counter for e in entries)}:
         get_counter(name)  # an unknown or unloadable counter stops here, before any work
+    for model in config.price_models:
+        price_model(model)  # so does a model litellm cannot price
     estimators, notes = _estimators(config.estimators)
     fingerprints = {d: info.fingerprint for d, info in zip(datasets, infos, strict=False)}
     run_id, stored = run_identity(config, entries, fingerprints, estimators)
@@ -161,7 +164,7 @@ def replay(config: ReplayConfig, progress: Progress | None = None) -> RunSummary
             progress.note(f"resuming run {run_id} ({name})")
         done = store.done_keys(con, run_id)
     spec = WorkSpec(run_id, entries, config.budgets, config.modes, config.references, estimators,
-                    config.store_records, config.quality)
+                    config.store_records, config.quality, config.price_models)
     notes += prepare(spec)
     writer = _Writer(db, run_id, notes=dict.fromkeys(notes))
     status, engine = "failed", make_engine(config.engine, config.workers, config.ray_address)

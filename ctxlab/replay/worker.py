@@ -25,6 +25,7 @@ from ctxlab.metrics.facts import fact_recall
 from ctxlab.metrics.provider import provider_rows
 from ctxlab.metrics.summary import summary_metrics
 from ctxlab.replay.plan import WorkSpec, turn_indices
+from ctxlab.replay.pricing import Chain, Pricer, recorded_outputs
 from ctxlab.replay.rows import ConversationCounts, Quality, Rows, Unit, unit_rows
 from ctxlab.strategies import STRATEGIES, BaseStrategy, StrategySpec
 from ctxlab.tokens import TokenCounter, get_counter
@@ -48,6 +49,7 @@ class _State:
     references: list[tuple[str, TokenCounter]]
     estimators: list[str]
     quality: Quality
+    pricer: Pricer | None
 
 
 _STATES: dict[str, _State] = {}
@@ -68,7 +70,8 @@ def _state(spec: WorkSpec) -> _State:
             strategies=[STRATEGIES.build(StrategySpec.from_json(e.spec_json).to_mapping()) for e in spec.entries],
             counters=counters, references=[(n, counters[n]) for n in spec.references],
             estimators=list(dict.fromkeys([*(e.counter for e in spec.entries), *spec.estimators])),
-            quality=Quality(fact_recall, summary_metrics) if spec.quality else Quality(None, None))
+            quality=Quality(fact_recall, summary_metrics) if spec.quality else Quality(None, None),
+            pricer=Pricer.build(spec.price_models, counters[spec.references[0]]) if spec.price_models else None)
     return state
 
 
@@ -90,6 +93,7 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
     _conversation_rows(spec, state, rows, dataset, seq, conv, counts)
     n_units = 0
     summary_cache: dict = {}
+    outputs = recorded_outputs(conv) if state.pricer else {}
     for entry, strategy in zip(spec.entries, state.strategies, strict=False):
         counter = state.counters[entry.counter]
         for budget in spec.budgets:
@@ -97,6 +101,8 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
                 steps = [(None, -1)] if mode == "final" else [(t, t) for t in turn_indices(conv)]
                 live: tuple[Message, ...] = ()
                 consumed = 0
+                # Per-turn calls form a session: each is priced against the one before it.
+                chain = Chain(state.pricer, outputs) if state.pricer and mode == "per-turn" else None
                 for upto, turn in steps:
                     end = len(conv.messages) if upto is None else upto
                     # Per-turn: the agent sends what it sent last time plus what happened since.
@@ -105,6 +111,9 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
                     unit = Unit(spec.run_id, dataset, seq, n_units, entry, budget, mode, turn, upto)
                     unit_rows(rows, unit, conv, counts, state.references, context, result, error, latency,
                               state.quality, summary_cache)
+                    if chain is not None and upto is not None:
+                        for cost in chain.price(n_units, conv, upto, result):
+                            rows.add_typed(unit.key(), cost)
                     n_units += 1
                     # After a failure the agent starts over from its full history.
                     live, consumed = (result.messages, end) if result is not None else ((), 0)

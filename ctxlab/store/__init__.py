@@ -29,9 +29,11 @@ from ctxlab.store.queries import (
     resolve_run,
     results,
     runs,
+    session_costs,
     skips,
     strategy_summary,
     summaries,
+    unit_costs,
 )
 from ctxlab.store.schema import LATEST, MIGRATIONS, ROW_TABLES, arrow_schema, current_version, migrate
 from ctxlab.store.write import (
@@ -48,5 +50,6 @@ __all__ = [
     "conversation", "conversations", "copy_llm_calls", "current_version", "default_db", "default_llm_cache",
     "done_keys", "estimator_summary", "finish_run", "get_llm_call", "insert_arrow", "is_lock_error",
     "migrate", "open_llm_cache", "put_llm_call", "reading", "recorded_compactions", "resolve_run", "results",
-    "runs", "skips", "start_run", "strategy_summary", "summaries", "transaction", "write_batch", "writing",
+    "runs", "session_costs", "skips", "start_run", "strategy_summary", "summaries", "transaction", "unit_costs",
+    "write_batch", "writing",
 ]

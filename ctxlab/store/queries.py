@@ -146,6 +146,26 @@ def recorded_compactions(con: duckdb.DuckDBPyConnection, run_id: str, *,
                        "ORDER BY dataset, seq, compaction, counter, strategy = 'agent' DESC, strategy", args).df()
 
 
+def unit_costs(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None = None,
+               price_model: str | None = None) -> pd.DataFrame:
+    """Per-turn units priced with prompt caching (the `unit_costs` view), in call order."""
+    where, args = _filters(run_id=run_id, dataset=dataset, price_model=price_model)
+    return con.execute(f"SELECT * FROM unit_costs {where} ORDER BY price_model, dataset, seq, unit", args).df()
+
+
+def session_costs(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None = None) -> pd.DataFrame:
+    """What each session costs per strategy variant, budget and price model: calls, tokens by how
+    they are billed (uncached input, cache reads, cache writes, output) and dollars."""
+    where, args = _filters(run_id=run_id, dataset=dataset)
+    return con.execute(f"""
+        SELECT dataset, seq, conversation_id, label, counter, budget, price_model, count(*) AS calls,
+               sum(prompt_tokens) AS prompt_tokens, sum(input_tokens) AS input_tokens,
+               sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens,
+               sum(output_tokens) AS output_tokens, sum(summarizer_cost_usd) AS summarizer_cost_usd,
+               sum(cost_usd) AS cost_usd
+        FROM unit_costs {where} GROUP BY ALL ORDER BY price_model, dataset, seq, label, counter, budget""", args).df()
+
+
 def skips(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
     """Bad input records a run skipped, with the reason."""
     return con.execute('SELECT dataset, "where", reason FROM skips WHERE run_id = ? ORDER BY dataset, "where"',

@@ -70,6 +70,12 @@ RECORDED_COMPACTIONS: Columns = (
     ("facts_total", "INTEGER"), ("facts_kept", "INTEGER"), ("facts_missing", "JSON"), ("summary", "VARCHAR"),
     ("error", "VARCHAR"),
 )
+RESULT_COSTS: Columns = (
+    ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
+    ("price_model", "VARCHAR"), ("prompt_tokens", "INTEGER"), ("input_tokens", "INTEGER"),
+    ("cache_read_tokens", "INTEGER"), ("cache_write_tokens", "INTEGER"), ("output_tokens", "INTEGER"),
+    ("summarizer_cost_usd", "DOUBLE"), ("cost_usd", "DOUBLE"),
+)
 SKIPS: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("where", "VARCHAR"), ("reason", "VARCHAR"))
 DONE: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("units", "INTEGER"))
 LLM_CALLS: Columns = (
@@ -130,16 +136,34 @@ class RecordedCompactionRow(NamedTuple):
     error: str | None = None
 
 
+class ResultCostRow(NamedTuple):
+    """One per-turn unit priced by one model with prompt caching (`ctxlab.cost`): its prompt split
+    into uncached input, cache reads and cache writes, its output, and its dollars (the summarizer's
+    own LLM calls included, also shown apart)."""
+
+    unit: int
+    price_model: str
+    prompt_tokens: int
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    summarizer_cost_usd: float
+    cost_usd: float
+
+
 # Which table each typed metric row goes to; its fields are that table's columns after `RUN_KEY`.
 ROW_TYPES: dict[type[Any], str] = {EstimatorRow: "estimator_rows",
                                    EstimatorConversationRow: "estimator_conversations",
-                                   RecordedCompactionRow: "recorded_compactions"}
+                                   RecordedCompactionRow: "recorded_compactions",
+                                   ResultCostRow: "result_costs"}
 
 # The tables replay workers fill; the order is the order a batch is written in.
 ROW_TABLES: dict[str, Columns] = {
     "conversations": CONVERSATIONS, "result_rows": RESULT_ROWS, "result_refs": RESULT_REFS,
     "estimator_rows": ESTIMATOR_ROWS, "estimator_conversations": ESTIMATOR_CONVERSATIONS,
-    "summaries": SUMMARIES, "recorded_compactions": RECORDED_COMPACTIONS, "done": DONE,
+    "summaries": SUMMARIES, "recorded_compactions": RECORDED_COMPACTIONS, "result_costs": RESULT_COSTS,
+    "done": DONE,
 }
 
 
@@ -221,10 +245,26 @@ def _v3_recorded_compactions(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(create_table("recorded_compactions", RECORDED_COMPACTIONS))
 
 
+UNIT_COSTS_VIEW = """
+CREATE OR REPLACE VIEW unit_costs AS
+SELECT r.run_id, r.dataset, r.seq, r.unit, r.conversation_id, r.strategy, r.label, r.counter, r.budget, r.mode,
+       r.turn, c.price_model, c.prompt_tokens, c.input_tokens, c.cache_read_tokens, c.cache_write_tokens,
+       c.output_tokens, c.summarizer_cost_usd, c.cost_usd
+FROM result_rows r JOIN result_costs c USING (run_id, dataset, seq, unit)
+"""
+
+
+def _v4_costs(con: duckdb.DuckDBPyConnection) -> None:
+    """Per-turn units priced with prompt caching (issue 15), and their stable view."""
+    con.execute(create_table("result_costs", RESULT_COSTS))
+    con.execute(UNIT_COSTS_VIEW)
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (1, "tables", _v1_tables),
     (2, "views", _v2_views),
     (3, "recorded compactions", _v3_recorded_compactions),
+    (4, "costs", _v4_costs),
 )
 LATEST = MIGRATIONS[-1][0]
 

@@ -1,0 +1,54 @@
+"""What sessions cost under a price model with prompt caching: per variant, the cheapest per
+dataset, and a session's cost over its calls. Inputs are `ctxlab.store.session_costs` and
+`ctxlab.store.unit_costs` frames (per-turn replays run with ``--price-model``)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+VARIANT = ["label", "counter", "budget"]
+TOKENS = ["input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens"]
+
+
+def variant_costs(sessions: pd.DataFrame) -> pd.DataFrame:
+    """Mean per session, per price model and variant: calls, tokens by kind, the cache-read share of
+    the prompt, and dollars (summarizer calls included)."""
+    if sessions.empty:
+        return pd.DataFrame(columns=["price_model", *VARIANT, "sessions", "calls", *TOKENS, "cache_read_share",
+                                     "cost_usd"])
+    grouped = sessions.groupby(["price_model", *VARIANT], observed=True, sort=True)
+    out = grouped[["calls", *TOKENS, "prompt_tokens", "cost_usd"]].mean().reset_index()
+    out.insert(len(VARIANT) + 1, "sessions", grouped.size().to_numpy())
+    out["cache_read_share"] = out["cache_read_tokens"] / out["prompt_tokens"].where(out["prompt_tokens"] > 0)
+    return out.drop(columns=["prompt_tokens"])
+
+
+def cheapest(sessions: pd.DataFrame, *, exclude: tuple[str, ...] = ("noop",)) -> pd.DataFrame:
+    """Per dataset and price model: the variant with the lowest mean session cost, its cost, the
+    uncompressed baseline's cost (when the run has it) and the saving against it."""
+    rows = []
+    for (dataset, model), group in sessions.groupby(["dataset", "price_model"], observed=True, sort=True):
+        costs = group.groupby(VARIANT, observed=True)["cost_usd"].mean().reset_index()
+        contenders = costs[~costs["label"].isin(exclude)]
+        if contenders.empty:
+            continue
+        best = contenders.sort_values("cost_usd").iloc[0]
+        base = costs[costs["label"].isin(exclude)]["cost_usd"]
+        baseline = float(base.iloc[0]) if len(base) else float("nan")
+        rows.append([dataset, model, best["label"], best["counter"], int(best["budget"]), best["cost_usd"], baseline,
+                     1 - best["cost_usd"] / baseline if baseline else float("nan")])
+    return pd.DataFrame(rows, columns=["dataset", "price_model", "label", "counter", "budget", "cost_usd",
+                                       "baseline_cost_usd", "saving"])
+
+
+def cumulative(units: pd.DataFrame) -> pd.DataFrame:
+    """One session's calls per variant in order, with running totals of dollars, cache reads and
+    cache writes (`units`: `unit_costs` rows of one session and price model)."""
+    ordered = units.sort_values([*VARIANT, "unit"])
+    grouped = ordered.groupby(VARIANT, observed=True, sort=False)
+    return ordered.assign(call=grouped.cumcount() + 1, cost_cum=grouped["cost_usd"].cumsum(),
+                          read_cum=grouped["cache_read_tokens"].cumsum(),
+                          write_cum=grouped["cache_write_tokens"].cumsum())
+
+
+__all__ = ["cheapest", "cumulative", "variant_costs"]
