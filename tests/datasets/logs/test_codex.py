@@ -49,10 +49,12 @@ def test_reasoning_summary_is_thinking_metadata_and_encrypted_is_flagged():
 
 
 def test_compaction_index_summary_and_tokens_before_from_the_last_call():
+    """The replacement history keeps the first user message beside the summary: recorded as kept."""
     conv = load_one(ROLLOUT)
     assert conv.meta["compactions"] == [{
         "index": 10, "at": 10, "tokens_before": 2820,
-        "summary": "The user asked to fix test_add. add() rounded its result; the rounding was removed with apply_patch."}]
+        "summary": "The user asked to fix test_add. add() rounded its result; the rounding was removed with apply_patch.",
+        "kept_messages": [{"role": "user", "content": "Fix the failing test in test_calc.py."}]}]
     assert conv.messages[10].content == "Run the tests."
 
 

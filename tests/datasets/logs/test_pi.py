@@ -69,7 +69,8 @@ def test_an_aborted_assistant_message_is_dropped_and_recorded(tmp_path):
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
     conv = load_one(path)
     assert conv.messages[-1].id == "a000000d"
-    assert conv.meta["repairs"] == ["dropped an empty assistant message (a000000e)"]
+    assert conv.meta["repairs"] == ["dropped the aborted assistant message a000000e: pi never resends an errored "
+                                    "or aborted turn (transform-messages.ts)"]
     assert [c["index"] for c in conv.meta["provider_calls"]] == [1, 4]
 
 
