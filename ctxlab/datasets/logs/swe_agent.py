@@ -20,7 +20,7 @@ from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, as_int, entry, first_str, tool_call
 
 _ROLES = ("system", "user", "assistant", "tool")
-_RUN_NAME = re.compile(r"(?P<model>[^_]+(?:_[^_]+)*?)__.+__t-[\d.]+__p-[\d.]+__c-[\d.]+__install-\d")
+_RUN_NAME = re.compile(r"(?P<model>[^_]+(?:_[^_]+)*?)__.+__t-[\d.]+__p-[\d.]+__c-[\d.]+")
 
 
 def detect(values: list[Any]) -> bool:
