@@ -151,6 +151,9 @@ class _Reader:
         record = unmatched[0] if unmatched else None
         if record is None and log.cut in self.produced:
             after = next(i for i, m in enumerate(self.b.messages) if m is self.produced[log.cut]) + 1
+            hooks = {h.uuid for found in log.hooks.values() for h in found}
+            while after < len(self.b.messages) and self.b.messages[after]["id"] in hooks:
+                after += 1  # hook output after the cut entry was in the summarised context too
             record = self.b.compaction(log.summary, None, after, at=after)
             self.b.repairs.append(f"{log.name}: the main log records no compaction boundary; recorded the "
                                   "compaction its agent made, after main entry " + str(log.cut))

@@ -131,8 +131,8 @@ def models_found(found: Sequence[tuple[Conversation, Span]]) -> str:
         spans = [s for _, s in found if s.model == model]
         reasons = reason_counts(spans)
         usable = sum(s.skipped is None for s in spans)
-        main = next(iter(reasons), "usable")
-        parts.append(f"{model} ({usable} usable of {len(spans)} pairs, mostly {main})")
+        why = f", the others mostly {next(iter(reasons))}" if reasons else ""
+        parts.append(f"{model} ({usable} usable of {len(spans)} pairs{why})")
     return "models found: " + ", ".join(parts)
 
 

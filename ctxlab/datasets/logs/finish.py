@@ -78,8 +78,8 @@ def pair_tools(messages: list[Msg], repairs: list[str], pairing: Pairing = DEFAU
                 message["_drop"] = f"dropped tool result {message['tool_call_id']!r}: no unanswered call before it"
             out.append(message)
         elif message["role"] != "assistant" and pairing.hold_interleaved and _answered_later(messages, i + 1, pending):
-            repairs.append(f"moved the {message['role']} message {message['id'] or 'without id'} logged between "
-                           "tool calls and their results after the results (the model got them in log order)")
+            repairs.append(f"moved the {message['role']} message {_label(message)} logged between tool calls and "
+                           "their results after the results (the model got them in log order)")
             held.append(message)
         else:
             out.extend(_no_results(pending, repairs, pairing) + held)
@@ -87,6 +87,12 @@ def pair_tools(messages: list[Msg], repairs: list[str], pairing: Pairing = DEFAU
             pending = dict.fromkeys(c["id"] for c in message["tool_calls"])
             out.append(message)
     return out + _no_results(pending, repairs, pairing) + held
+
+
+def _label(message: Msg) -> str:
+    """A message's log id, else the start of its text (final ids are given only after repairs)."""
+    text = message["content"] if isinstance(message["content"], str) else ""
+    return message["id"] or repr(text[:40] + ("..." if len(text) > 40 else ""))
 
 
 def _answered_later(messages: list[Msg], start: int, pending: dict[str, None]) -> bool:
