@@ -3,9 +3,9 @@ generate. They parse, call the library, and print with rich; no logic worth repe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -113,11 +113,8 @@ def _calibrate_tokenizer(train: list, held: list, reference: str, out: Path, nam
     from ctxlab.tokens.calibrated import CalibratedCounter, fit_calibration
 
     fitted_on = f"{names}: {len(train)} conversations, {sum(len(c.messages) for c in train)} messages"
-    with console().status(f"Fitting against {reference}..."):
-        calibration = fit_calibration(train, reference, fitted_on=fitted_on)
-    calibration.save(out)
-    console().print(f"Wrote [bold]{out}[/] (fitted on {escape(fitted_on)}).")
-    _warn_few(calibration.n_train, "messages")
+    calibration = _fit_and_save(lambda: fit_calibration(train, reference, fitted_on=fitted_on),
+                                f"Fitting against {reference}...", out, fitted_on, "messages")
     estimators = [CalibratedCounter(calibration, "calibrated (new)"), *(get_counter(n) for n in ESTIMATORS)]
     columns = {"train MAPE": _mapes(train, estimators, reference)}
     if held:
@@ -132,11 +129,9 @@ def _calibrate_provider(train: list, held: list, reference: str, out: Path, name
 
     data = observations(train, reference)
     fitted_on = f"{names}: {len(train)} conversations, {len(data.actual)} provider deltas"
-    with console().status(f"Fitting against {reference} (and {FOLDS} held-out folds)..."):
-        calibration = fit_provider_calibration(data, reference, fitted_on=fitted_on)
-    calibration.save(out)
-    console().print(f"Wrote [bold]{out}[/] (fitted on {escape(fitted_on)}).")
-    _warn_few(calibration.n_train, "provider deltas")
+    calibration = _fit_and_save(lambda: fit_provider_calibration(data, reference, fitted_on=fitted_on),
+                                f"Fitting against {reference} (and {FOLDS} held-out folds)...", out, fitted_on,
+                                "provider deltas")
     seeds = [*ESTIMATORS, "o200k_base", "calibrated"]  # the reference tokenizers' own error is worth seeing
     comparison = compare(data, calibration, seeds)
     heldout = calibration.heldout_mape
@@ -154,6 +149,16 @@ def _calibrate_provider(train: list, held: list, reference: str, out: Path, name
         console().print(f"[yellow]warning:[/] held-out MAPE {shown} is not better than the best seed estimator "
                         f"({best}, {best_mape:.1f}%): do not trust this calibration over {best}")
     _print_outliers(calibration.outliers, OUTLIER_ERROR, out)
+
+
+def _fit_and_save(fit: Callable[[], Any], status: str, out: Path, fitted_on: str, unit: str) -> Any:
+    """Run `fit` under a status line, write the calibration, say where, and warn on too little data."""
+    with console().status(status):
+        calibration = fit()
+    calibration.save(out)
+    console().print(f"Wrote [bold]{out}[/] (fitted on {escape(fitted_on)}).")
+    _warn_few(calibration.n_train, unit)
+    return calibration
 
 
 def _warn_few(n_units: int, unit: str) -> None:
