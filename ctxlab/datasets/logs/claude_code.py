@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
-from ctxlab.datasets.logs.claude_compact import CompactionLog, compaction_logs, parent_session
+from ctxlab.datasets.logs.claude_compact import CompactionLog, compaction_logs, parent_session, record_compaction
 from ctxlab.datasets.logs.common import (
     Line,
     LogError,
@@ -57,7 +57,7 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     for where, item in main:
         reader.read(where, item)
     for log in agents:
-        reader.recover_compaction(log)
+        record_compaction(reader.b, log, reader.produced.get(str(log.cut)))
     return reader.b.record(reader.finish() or source.path.stem)
 
 
@@ -144,26 +144,6 @@ class _Reader:
             self.b.add("user", hook.text, msg_id=hook.uuid, timestamp=epoch(hook.timestamp))
             self.b.repairs.append(f"{hook.where}: hook output the model saw after main entry {uuid} (isMeta, "
                                   "logged only by the compaction agent); added as a user message")
-
-    def recover_compaction(self, log: CompactionLog) -> None:
-        """Give the compaction its agent's summary and log; record one at the cut if the main log has none."""
-        unmatched = [c for c in self.b.compactions() if "agent_log" not in c]
-        record = unmatched[0] if unmatched else None
-        if record is None and log.cut in self.produced:
-            after = next(i for i, m in enumerate(self.b.messages) if m is self.produced[log.cut]) + 1
-            hooks = {h.uuid for found in log.hooks.values() for h in found}
-            while after < len(self.b.messages) and self.b.messages[after]["id"] in hooks:
-                after += 1  # hook output after the cut entry was in the summarised context too
-            record = self.b.compaction(log.summary, None, after, at=after)
-            self.b.repairs.append(f"{log.name}: the main log records no compaction boundary; recorded the "
-                                  "compaction its agent made, after main entry " + str(log.cut))
-        if record is None:
-            self.b.repairs.append(f"{log.name}: compaction agent log without a compaction or cut in this session; "
-                                  "only its hook output was used")
-            return
-        if not record.get("summary") and log.summary:
-            record["summary"] = log.summary
-        record.update(agent_log=log.name, agent_prompt_tokens=log.prompt_tokens)
 
     def finish(self) -> str | None:
         """Add the session's cwd and version to meta; return the conversation id."""

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ctxlab.datasets.logs.builder import LogBuilder
+
 PREFIX = "agent-acompact-"
 
 
@@ -75,6 +77,29 @@ def parent_session(path: Path) -> Path | None:
         return None
     parent = path.parent.parent.with_suffix(".jsonl")
     return parent if parent.is_file() else None
+
+
+def record_compaction(b: LogBuilder, log: CompactionLog, cut: dict[str, Any] | None) -> None:
+    """Give the session's next compaction its agent's summary (when the main log lacks one) and log;
+    when the main log records none, record the compaction the agent made after the `cut` message
+    (the last main message its context held, past the hook output that followed it)."""
+    unmatched = [c for c in b.compactions() if "agent_log" not in c]
+    record = unmatched[0] if unmatched else None
+    if record is None and cut is not None:
+        after = next(i for i, m in enumerate(b.messages) if m is cut) + 1
+        hooks = {h.uuid for found in log.hooks.values() for h in found}
+        while after < len(b.messages) and b.messages[after]["id"] in hooks:
+            after += 1
+        record = b.compaction(log.summary, None, after, at=after)
+        b.repairs.append(f"{log.name}: the main log records no compaction boundary; recorded the compaction its "
+                         f"agent made, after main entry {log.cut}")
+    if record is None:
+        b.repairs.append(f"{log.name}: compaction agent log without a compaction or cut in this session; only its "
+                         "hook output was used")
+        return
+    if not record.get("summary") and log.summary:
+        record["summary"] = log.summary
+    record.update(agent_log=log.name, agent_prompt_tokens=log.prompt_tokens)
 
 
 def _read(name: str, entries: list[tuple[str, Mapping[str, Any]]]) -> CompactionLog:
