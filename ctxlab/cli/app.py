@@ -26,8 +26,9 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def command(*args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a command whose ctxlab errors and Ctrl-C end in one line, never a traceback."""
+def command(*args: Any, on: typer.Typer | None = None, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a command (on `app`, or on the sub-app `on`) whose ctxlab errors and Ctrl-C end in
+    one line, never a traceback."""
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
@@ -39,7 +40,7 @@ def command(*args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Callabl
             except KeyboardInterrupt:
                 raise fail("interrupted", code=130) from None
 
-        return app.command(*args, **kwargs)(run)
+        return (on or app).command(*args, **kwargs)(run)
 
     return decorate
 

@@ -3,9 +3,9 @@ generate. They parse, call the library, and print with rich; no logic worth repe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -98,36 +98,97 @@ def calibrate(
     """Fit the calibrated estimator against a reference tokenizer (or a provider's billed counts)
     and compare it with the seeds."""
     from ctxlab.datasets import describe_source
-    from ctxlab.metrics.provider import is_provider, usable_deltas
-    from ctxlab.tokens.calibrated import FEATURES, CalibratedCounter, fit_calibration
+    from ctxlab.metrics.provider import is_provider
 
     skips = _Skips()
     train = list(_progress(_load(sources, skip_invalid, skips, limit), "Reading training data"))
     held = list(_progress(_load(holdout, skip_invalid, skips, limit), "Reading held-out data")) if holdout else []
     names = ", ".join(f"{s} ({describe_source(s).fingerprint})" for s in sources)
-    unit = "provider deltas" if is_provider(reference) else "messages"
-    n_units = len(usable_deltas(train, reference)) if is_provider(reference) else sum(len(c.messages) for c in train)
-    fitted_on = f"{names}: {len(train)} conversations, {n_units} {unit}"
-    with console().status(f"Fitting against {reference}..."):
-        calibration = fit_calibration(train, reference, fitted_on=fitted_on)
-    calibration.save(out)
-    console().print(f"Wrote [bold]{out}[/] (fitted on {fitted_on}).")
-    weights = len(FEATURES) + 2  # the character classes, per-message and per-tool-call terms
-    if n_units < 5 * weights:
-        console().print(f"[yellow]warning:[/] {n_units} {unit} for {weights} weights: too few for a trustworthy fit, "
-                        "so a low train MAPE means little; fit on more data and check --holdout")
-    # Against a provider, the reference tokenizers' own error is worth seeing too.
-    extra = ("o200k_base",) if is_provider(reference) else ()
-    estimators = [CalibratedCounter(calibration, "calibrated (new)"), *(get_counter(n) for n in (*ESTIMATORS, *extra))]
+    if is_provider(reference):
+        _calibrate_provider(train, held, reference, out, names)
+    else:
+        _calibrate_tokenizer(train, held, reference, out, names)
+    _print_skips(skips)
+
+
+def _calibrate_tokenizer(train: list, held: list, reference: str, out: Path, names: str) -> None:
+    from ctxlab.tokens.calibrated import CalibratedCounter, fit_calibration
+
+    fitted_on = f"{names}: {len(train)} conversations, {sum(len(c.messages) for c in train)} messages"
+    calibration = _fit_and_save(lambda: fit_calibration(train, reference, fitted_on=fitted_on),
+                                f"Fitting against {reference}...", out, fitted_on, "messages")
+    estimators = [CalibratedCounter(calibration, "calibrated (new)"), *(get_counter(n) for n in ESTIMATORS)]
     columns = {"train MAPE": _mapes(train, estimators, reference)}
     if held:
         columns["held-out MAPE"] = _mapes(held, estimators, reference)
-    title = f"Per-{'delta' if is_provider(reference) else 'message'} error against {reference}"
-    table = _numeric_table(title, "estimator", *columns)
+    _print_mapes(f"Per-message error against {reference}", estimators, columns)
+
+
+def _calibrate_provider(train: list, held: list, reference: str, out: Path, names: str) -> None:
+    """Robust fit on the deltas, k-fold held-out error by time, outliers, and the seeds beside it."""
+    from ctxlab.metrics.calibration import FOLDS, compare, fit_provider_calibration, observations
+    from ctxlab.tokens.calibrated import OUTLIER_ERROR, CalibratedCounter
+
+    data = observations(train, reference)
+    fitted_on = f"{names}: {len(train)} conversations, {len(data.actual)} provider deltas"
+    calibration = _fit_and_save(lambda: fit_provider_calibration(data, reference, fitted_on=fitted_on),
+                                f"Fitting against {reference} (and {FOLDS} held-out folds)...", out, fitted_on,
+                                "provider deltas")
+    seeds = [*ESTIMATORS, "o200k_base", "calibrated"]  # the reference tokenizers' own error is worth seeing
+    comparison = compare(data, calibration, seeds)
+    heldout = calibration.heldout_mape
+    estimators = [CalibratedCounter(calibration, "calibrated (new)"), *(get_counter(n) for n in seeds)]
+    columns = {"train MAPE": comparison.train,
+               f"held-out MAPE ({FOLDS}-fold by time)": {**comparison.train, "calibrated (new)": heldout}}
+    if held:
+        columns["--holdout MAPE"] = _mapes(held, estimators, reference)
+    _print_mapes(f"Per-delta error against {reference} ({comparison.n} deltas; the seeds are not fitted, so "
+                 "every delta is held out for them)", estimators, {k: {n: v for n, v in c.items() if v is not None}
+                                                                   for k, c in columns.items()})
+    best, best_mape = comparison.best_seed(seeds)
+    if heldout is None or heldout >= best_mape:
+        shown = "not measured (too few deltas)" if heldout is None else f"{heldout:.1f}%"
+        console().print(f"[yellow]warning:[/] held-out MAPE {shown} is not better than the best seed estimator "
+                        f"({best}, {best_mape:.1f}%): do not trust this calibration over {best}")
+    _print_outliers(calibration.outliers, OUTLIER_ERROR, out)
+
+
+def _fit_and_save(fit: Callable[[], Any], status: str, out: Path, fitted_on: str, unit: str) -> Any:
+    """Run `fit` under a status line, write the calibration, say where, and warn on too little data."""
+    with console().status(status):
+        calibration = fit()
+    calibration.save(out)
+    console().print(f"Wrote [bold]{out}[/] (fitted on {escape(fitted_on)}).")
+    _warn_few(calibration.n_train, unit)
+    return calibration
+
+
+def _warn_few(n_units: int, unit: str) -> None:
+    from ctxlab.tokens.calibrated import FEATURES
+
+    weights = len(FEATURES) + 2  # the character classes, per-message and per-tool-call terms
+    if n_units < 5 * weights:
+        console().print(f"[yellow]warning:[/] {n_units} {unit} for {weights} weights: too few for a trustworthy fit, "
+                        "so a low train MAPE means little; fit on more data and check the held-out error")
+
+
+def _print_mapes(title: str, estimators: list, columns: dict[str, dict[str, float]]) -> None:
+    table = _numeric_table(escape(title), "estimator", *columns)
     for est in estimators:
         table.add_row(est.name, *(_pct(column[est.name]) if est.name in column else "-" for column in columns.values()))
     console().print(table)
-    _print_skips(skips)
+
+
+def _print_outliers(outliers: tuple, threshold: float, out: Path) -> None:
+    """The deltas the fit could not explain: where the log and the model of its messages disagree."""
+    if not outliers:
+        return
+    console().print(f"\n{len(outliers)} delta(s) the fit treated as outliers (off by more than {threshold:.0%}; "
+                    f"all listed in {escape(str(out))}):")
+    for o in outliers[:10]:
+        console().print(f"  {o.span}: estimate {o.estimate:,.0f}, actual {o.actual:,.0f}", markup=False)
+    if len(outliers) > 10:
+        console().print(f"  ... and {len(outliers) - 10} more")
 
 
 @command()

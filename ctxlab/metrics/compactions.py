@@ -3,8 +3,9 @@
 An agent log's ``meta.compactions`` (``[{"index", "at", "summary", "tokens_before"}]``) says that
 when the conversation had reached ``messages[:at]`` the agent replaced ``messages[:index]`` by
 `summary` and kept ``messages[index:at]`` verbatim (Claude Code and Codex keep nothing, so
-``index == at``; pi and OpenHands keep recent messages). The agent's context after the compaction
-is therefore the summary plus the kept messages. For each compaction, ctxlab compresses the same
+``index == at``; pi and OpenHands keep recent messages), plus ``kept_messages`` when the agent
+recorded what it carried over (a Codex ``replacement_history``). The agent's context after the
+compaction is therefore those messages, the summary and the verbatim tail. For each compaction, ctxlab compresses the same
 history, ``messages[:at]``, with its own strategies at a budget equal to the size of that context,
 and scores every candidate the same way:
 
@@ -49,6 +50,7 @@ class RecordedCompaction(NamedTuple):
     at: int | None
     summary: str
     tokens_before: int | None
+    kept: tuple[Message, ...] = ()
 
 
 class _Replacement(NamedTuple):
@@ -69,7 +71,7 @@ def recorded_compactions(conversation: Conversation) -> list[RecordedCompaction]
         record = record if isinstance(record, Mapping) else {}
         index, at = _int(record.get("index")), _int(record.get("at"))
         out.append(RecordedCompaction(number, index, index if at is None else at, str(record.get("summary") or ""),
-                                      _int(record.get("tokens_before"))))
+                                      _int(record.get("tokens_before")), _kept(record.get("kept_messages"), number)))
     return out
 
 
@@ -107,7 +109,9 @@ def _rows(conversation: Conversation, record: RecordedCompaction, counter: Token
     ids = tuple(m.id for m in history)
     summary = Message(role="user", content=record.summary, id=f"compaction-{record.number}", mark="summary",
                       source_ids=ids[:record.index])
-    agent = (summary, *history[record.index:])  # the agent's context right after its compaction
+    # The agent's context right after its compaction: messages it carried over (Codex's replacement
+    # history keeps recent user messages before its summary), the summary, the verbatim tail.
+    agent = (*record.kept, summary, *history[record.index:])
     base.update(tokens_before=counter.count_messages(history), budget=counter.count_messages(agent))
     rows = [{**base, "strategy": AGENT, "budget": None, "tokens_after": base["budget"], "summary": record.summary,
              "summary_tokens": counter.count(record.summary), **_recall(conversation, agent, ids, record.at)}]
@@ -131,6 +135,14 @@ def _recall(conversation: Conversation, messages: Sequence[Message], ids: tuple[
     scored = fact_recall(conversation, _Replacement(tuple(messages), ids, ids), upto=upto)
     return {"fact_recall": scored.recall, "facts_total": scored.total, "facts_kept": scored.kept,
             "facts_missing": json.dumps(list(scored.missing[:_MISSING_SHOWN]), ensure_ascii=False)}
+
+
+def _kept(value: Any, number: int) -> tuple[Message, ...]:
+    """``kept_messages`` (``[{"role", "content"}]``) as messages; anything malformed is left out."""
+    items = [v for v in value if isinstance(v, Mapping) and isinstance(v.get("content"), str)] \
+        if isinstance(value, list) else []
+    return tuple(Message(role=v.get("role") if v.get("role") in ("user", "assistant") else "system",
+                         content=v["content"], id=f"compaction-{number}-kept-{i}") for i, v in enumerate(items))
 
 
 def _int(value: Any) -> int | None:

@@ -4,8 +4,13 @@ ctxlab against a reference tokenizer.
 Tokenizers merge common letter runs into one token, split digit runs into groups, spend about one
 token per CJK character and merge indentation; counting characters per class plus a few run
 counts captures most of that at a fraction of a tokenizer's cost. The weights are fitted by
-non-negative least squares on relative error (rows weighted by 1/actual), so short messages count
-as much as long ones, together with a per-message and a per-tool-call overhead.
+bounded (non-negative) least squares on relative error with scipy (rows weighted by 1/actual), so
+short messages count as much as long ones, together with a per-message and a per-tool-call
+overhead. Fits on observations that may disagree with the model (provider deltas of real logs)
+use a robust loss and report the observations they treated as outliers.
+
+Fitting against what a provider billed needs agent logs, a higher layer:
+`ctxlab.metrics.calibration.fit_provider_calibration`.
 """
 
 from __future__ import annotations
@@ -15,15 +20,26 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+from scipy.optimize import least_squares, lsq_linear
 
 from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.messages import Conversation, Message
 from ctxlab.tokens.base import CachedCounter
 
 CALIBRATIONS = Path(__file__).with_name("calibrations")
+# A robust fit counts log-ratio errors up to ROBUST_SCALE (about 10%) quadratically and larger
+# ones about linearly (scipy's soft_l1), so a few observations the model cannot explain do not
+# drag the weights; observations still off by more than OUTLIER_ERROR after the fit are reported.
+ROBUST_SCALE = 0.1
+OUTLIER_ERROR = 0.5
+# A robust fit is pulled weakly towards the shipped o200k_base calibration (PRIOR_PULL per 100%
+# deviation of a weight, against errors of about ROBUST_SCALE per observation), so a feature the
+# logs barely exercise (a few Han characters in an English session) keeps a sensible weight
+# instead of whatever explains one delta.
+PRIOR_PULL = 0.02
 
 # Features, in the order of the weights. Character classes partition the text ("other" is the
 # remainder: Cyrillic, emoji, non-ASCII spaces and symbols...); shape features count runs that
@@ -78,6 +94,14 @@ def text_features(text: str) -> list[int]:
     return [f.get(name, 0) for name in FEATURES]
 
 
+class Outlier(NamedTuple):
+    """An observation a fit could not explain: which one, what the fit estimated, what it was."""
+
+    span: str
+    estimate: float
+    actual: float
+
+
 @dataclass(frozen=True)
 class Calibration:
     """A fitted estimator: feature weights and overheads, and how well it fitted.
@@ -92,6 +116,8 @@ class Calibration:
         train_mape: per-message mean absolute percentage error on the training messages.
         tool_schema_scale: factor on the text estimate of the tool definitions' JSON.
         fitted_on: what the training data was.
+        outliers: observations the fit could not explain (off by more than `OUTLIER_ERROR`).
+        heldout_mape: MAPE on observations held out of the fit (k-fold by time), when measured.
     """
 
     weights: Mapping[str, float]
@@ -103,6 +129,8 @@ class Calibration:
     train_mape: float
     tool_schema_scale: float = 1.0
     fitted_on: str = ""
+    outliers: tuple[Outlier, ...] = ()
+    heldout_mape: float | None = None
 
     def save(self, path: str | Path) -> None:
         """Write the calibration as small, readable JSON."""
@@ -111,6 +139,10 @@ class Calibration:
                 "per_tool_call": round(self.per_tool_call, 4), "reply_priming": self.reply_priming,
                 "tool_schema_scale": round(self.tool_schema_scale, 4),
                 "weights": {k: round(float(v), 5) for k, v in self.weights.items()}}
+        if self.heldout_mape is not None:
+            data["heldout_mape"] = round(self.heldout_mape, 3)
+        if self.outliers:
+            data["outliers"] = [o._asdict() for o in self.outliers]
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -126,7 +158,10 @@ class Calibration:
             unknown = set(data["weights"]) - set(FEATURES)
             if unknown:
                 raise ValueError(f"unknown features {sorted(unknown)}")
-            return cls(**{**data, "weights": {k: float(data["weights"].get(k, 0.0)) for k in FEATURES}})
+            outliers = tuple(Outlier(str(o["span"]), float(o["estimate"]), float(o["actual"]))
+                             for o in data.get("outliers") or ())
+            weights = {k: float(data["weights"].get(k, 0.0)) for k in FEATURES}
+            return cls(**{**data, "weights": weights, "outliers": outliers})
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CtxlabError(f"{path}: not a ctxlab calibration ({exc})") from exc
 
@@ -162,31 +197,23 @@ class CalibratedCounter(CachedCounter):
 
 def fit_calibration(items: Iterable[str | Message | Conversation], reference: str = "o200k_base",
                     *, fitted_on: str = "") -> Calibration:
-    """Fit the estimator against a reference tokenizer, or against what a provider billed.
+    """Fit the estimator against a reference tokenizer.
 
     Args:
         items: texts (counted as user messages), messages, or conversations (their tool
-            definitions fit the tool-schema factor). A provider reference needs conversations
-            with ``meta.provider_calls`` (agent logs).
-        reference: a counter name, normally an exact tokenizer; or ``provider:<model>`` (or
-            ``provider:*``, every model pooled) to fit on provider deltas
-            (`ctxlab.metrics.provider`): each delta is one observation whose features are summed
-            over its messages, with one per-message term per message and one per-tool-call term
-            per call. The system prompt, tool schemas and reply priming cancel in a delta, so a
-            provider calibration has no reply priming and no tool-schema factor.
+            definitions fit the tool-schema factor).
+        reference: a counter name, normally an exact tokenizer. A provider reference
+            (``provider:<model>``) needs agent logs: `ctxlab.metrics.calibration.fit_provider_calibration`.
         fitted_on: a description of the data, stored with the calibration.
 
     Raises:
-        CtxlabError: no messages (or no usable provider deltas) to fit on.
+        CtxlabError: no messages to fit on, or a provider reference.
     """
     from ctxlab.tokens import get_counter
 
     if str(reference).startswith("provider:"):
-        from ctxlab.metrics.provider import usable_deltas
-
-        deltas = usable_deltas(_conversations(items), reference)
-        rows = [span_features(c.messages[d.start:d.end]) for c, d in deltas]
-        return fit_observations(rows, [d.actual for _, d in deltas], reference, 0, fitted_on)
+        raise CtxlabError(f"{reference}: fitting on provider deltas needs agent logs; use "
+                          "ctxlab.metrics.calibration.fit_provider_calibration (or `ctxlab calibrate`)")
     ref = get_counter(reference)
     rows, actual, tool_sets = [], [], []
     for item in items:
@@ -203,23 +230,75 @@ def fit_calibration(items: Iterable[str | Message | Conversation], reference: st
 
 
 def fit_observations(rows: Sequence[Sequence[float]], actual: Sequence[float], reference: str,
-                     reply_priming: int, fitted_on: str = "") -> Calibration:
-    """Fit weights and overheads to observations (`span_features` rows and their real counts)
-    by non-negative least squares on relative error; `train_mape` is per observation."""
+                     reply_priming: int, fitted_on: str = "", *, labels: Sequence[str] | None = None,
+                     robust: bool = False) -> Calibration:
+    """Fit weights and overheads to observations (`span_features` rows and their real counts).
+
+    Bounded least squares on relative error (weights >= 0; `solve_relative`); with `robust`, a
+    robust loss on the log ratio, and the observations still off by more than `OUTLIER_ERROR`
+    are reported as outliers (named by `labels`). `train_mape` is per observation, over all.
+    """
     x, y = np.asarray(rows, dtype=float), np.asarray(actual, dtype=float)
-    solution = nnls(x / y[:, None], np.ones(len(y)))
+    solution = solve_relative(x, y, robust=robust)
     weights = dict(zip(FEATURES, (float(v) for v in solution[:-2]), strict=False))
-    estimated = np.round(x @ solution)
-    return Calibration(weights, float(solution[-2]), float(solution[-1]), reply_priming, reference,
-                       len(y), float(np.mean(np.abs(estimated - y) / y) * 100), fitted_on=fitted_on)
+    estimated = x @ solution
+    errors = np.abs(np.round(estimated) - y) / y
+    names = list(labels) if labels is not None else [str(i) for i in range(len(y))]
+    worst = [i for i in np.argsort(-errors) if errors[i] > OUTLIER_ERROR] if robust else []
+    outliers = tuple(Outlier(names[i], round(float(estimated[i]), 1), float(y[i])) for i in worst)
+    return Calibration(weights, float(solution[-2]), float(solution[-1]), reply_priming, reference, len(y),
+                       float(np.mean(errors) * 100), fitted_on=fitted_on, outliers=outliers)
 
 
-def span_features(messages: Sequence[Message]) -> list[float]:
-    """One observation's features: the messages' summed `message_features`, then the number of
-    messages and of tool calls (the per-message and per-tool-call terms)."""
+def solve_relative(x: np.ndarray, y: np.ndarray, *, robust: bool = False) -> np.ndarray:
+    """Non-negative weights `w` minimising the relative errors of ``x @ w`` against `y`.
+
+    Plain: squared ``(x @ w - y) / y`` (`scipy.optimize.lsq_linear`, bounded). Robust: from there,
+    `scipy.optimize.least_squares` with the soft_l1 loss (scale `ROBUST_SCALE`) on the log ratio
+    ``log(x @ w / y)``, the relative error made symmetric: an observation 60x below its estimate
+    (a tool call the agent never resent) costs like one 60x above, about log(60), instead of
+    outweighing every other observation.
+    """
+    a = x / y[:, None]
+    start = lsq_linear(a, np.ones(len(y)), bounds=(0, np.inf), method="bvls").x
+    if not robust:
+        return start
+    floor = 1e-9 * float(y.min())
+
+    def log_ratio(w: np.ndarray) -> np.ndarray:
+        return np.log(np.maximum(x @ w, floor) / y)
+
+    def jacobian(w: np.ndarray) -> np.ndarray:
+        return x / np.maximum(x @ w, floor)[:, None]
+
+    prior = _prior()
+    pull = PRIOR_PULL / (np.abs(prior) + 0.05)
+
+    def residuals(w: np.ndarray) -> np.ndarray:
+        return np.concatenate([log_ratio(w), pull * (w - prior)])
+
+    def jacobian_all(w: np.ndarray) -> np.ndarray:
+        return np.vstack([jacobian(w), np.diag(pull)])
+
+    fit = least_squares(residuals, np.maximum(start, 1e-6), jac=jacobian_all, bounds=(0, np.inf), loss="soft_l1",
+                        f_scale=ROBUST_SCALE, x_scale="jac")
+    return np.clip(fit.x, 0, None)
+
+
+def _prior() -> np.ndarray:
+    """The shipped o200k_base calibration as a weight vector (features, per message, per call)."""
+    shipped = Calibration.load(CALIBRATIONS / "o200k_base.json")
+    return np.array([*(shipped.weights[f] for f in FEATURES), shipped.per_message, shipped.per_tool_call])
+
+
+def span_features(messages: Sequence[Message], texts: Sequence[str] = ()) -> list[float]:
+    """One observation's features: the messages' summed `message_features` plus those of extra
+    `texts` (thinking a prompt carries), then the number of messages and of tool calls (the
+    per-message and per-tool-call terms)."""
     total = [0.0] * (len(FEATURES) + 2)
-    for message in messages:
-        row = [*message_features(message), 1, len(message.tool_calls)]
+    rows = [[*message_features(m), 1, len(m.tool_calls)] for m in messages]
+    rows += [[*text_features(t), 0, 0] for t in texts]
+    for row in rows:
         total = [a + b for a, b in zip(total, row, strict=False)]
     return total
 
@@ -230,32 +309,6 @@ def message_features(message: Message) -> list[int]:
     for text in _message_texts(message):
         total = [a + b for a, b in zip(total, text_features(text), strict=False)]
     return total
-
-
-def nnls(a: np.ndarray, b: np.ndarray, tol: float = 1e-10) -> np.ndarray:
-    """Non-negative least squares (Lawson-Hanson) on the normal equations: min |ax - b|, x >= 0."""
-    ata, atb = a.T @ a, a.T @ b
-    n = a.shape[1]
-    active, x = np.zeros(n, dtype=bool), np.zeros(n)
-    for _ in range(3 * n):
-        gradient = atb - ata @ x
-        if active.all() or (gradient[~active] <= tol).all():
-            break
-        active[int(np.argmax(np.where(active, -np.inf, gradient)))] = True
-        while True:
-            z = np.zeros(n)
-            if active.any():
-                z[active] = np.linalg.lstsq(ata[np.ix_(active, active)], atb[active], rcond=None)[0]
-            if (z[active] > tol).all():
-                break
-            # Step back towards x until the first weight hits zero, then free it (the active set
-            # shrinks every time, so this loop ends).
-            negative = active & (z <= tol)
-            alpha = np.min(x[negative] / np.maximum(x[negative] - z[negative], 1e-300))
-            x = x + alpha * (z - x)
-            active &= x > tol
-        x = z
-    return x
 
 
 def load_calibrated(name_or_path: str | Path = "o200k_base") -> CalibratedCounter:
@@ -287,10 +340,6 @@ def _message_texts(message: Message) -> list[str]:
     for call in message.tool_calls:
         texts += (call.name, call.arguments)
     return texts
-
-
-def _conversations(items: Iterable[Any]) -> list[Conversation]:
-    return [item for item in items if isinstance(item, Conversation)]
 
 
 def _unpack(item: str | Message | Conversation) -> tuple[Sequence[Message], Sequence[Mapping[str, Any]]]:

@@ -1,8 +1,10 @@
-"""CLI over agent logs: `calibrate --reference provider:<model>` and `compactions`; errors are one line."""
+"""CLI over agent logs: `calibrate --reference provider:<model>`, `compactions` and `logs check`;
+errors are one line."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,8 +12,12 @@ from typer.testing import CliRunner
 
 import ctxlab.cli  # noqa: F401  (registers every command)
 from ctxlab.cli.app import app
+from ctxlab.datasets import load_conversations
+from ctxlab.datasets.logs.deltas import delta_spans
+from ctxlab.metrics.provider import estimate_span
 from ctxlab.tokens import get_counter
 from ctxlab.tokens.calibrated import Calibration
+from tests.datasets.logs.pi_billed import pi_session, write_session
 from tests.provider_logs import FRAMING, MODEL, billed_log, compacted_log, write_logs
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -98,3 +104,129 @@ def test_calibrate_warns_when_there_are_fewer_observations_than_weights_can_bear
     assert "warning:" in result.output and "means little" in " ".join(result.output.split())
     many = invoke("calibrate", logs[0], "--reference", f"provider:{MODEL}", "--out", tmp_path / "many.json")
     assert "warning:" not in many.output
+
+
+# ---- ctxlab logs check: one fidelity report per session, listing the repairs each import made ----
+
+FIXTURES = Path(__file__).parents[1] / "datasets" / "logs" / "fixtures"
+
+
+def claude_with_queued_message(folder: Path) -> Path:
+    lines = (FIXTURES / "claude_code" / "session.jsonl").read_text().splitlines()
+    removed = json.dumps({"type": "queue-operation", "operation": "remove", "content": "also check the docs",
+                          "sessionId": "5b1f0c7e-2d4a-4e8b-9c3f-1a2b3c4d5e6f"})
+    path = folder / "claude.jsonl"
+    path.write_text("\n".join([*lines[:11], removed, *lines[11:]]) + "\n")
+    return path
+
+
+def codex_with_developer_note(folder: Path) -> Path:
+    rollout = FIXTURES / "codex" / "rollout-2025-10-29T11-00-00-0199aaaa-1111-7000-8000-000000000001.jsonl"
+    lines = rollout.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"call_id": "call_A", "output"' in line)
+    note = json.dumps({"timestamp": "2025-10-29T11:00:04.000Z", "type": "response_item", "payload": {
+        "type": "message", "role": "developer", "content": [{"type": "input_text", "text": "Approved."}]}})
+    path = folder / "rollout.jsonl"
+    path.write_text("\n".join([*lines[:at], note, *lines[at:]]) + "\n")
+    return path
+
+
+def pi_with_failed_turns(folder: Path) -> Path:
+    return write_session(folder / "pi.jsonl", pi_session(5, rounds=16, errored_every=4))
+
+
+def openhands_edit(folder: Path) -> Path:
+    from tests.datasets.logs.test_openhands import edit_events
+
+    path = folder / "edit.json"
+    path.write_text(json.dumps(edit_events({"formatted_output_and_error": "File created successfully at: /w/h.py"})))
+    return path
+
+
+def swe_agent_untagged_observation(folder: Path) -> Path:
+    traj = json.loads((FIXTURES / "swe_agent" / "calc__calc-1.traj").read_text())
+    tool = next(h for h in traj["history"] if h["role"] == "tool")
+    tool.pop("tool_call_ids", None)
+    tool.pop("tool_call_id", None)
+    path = folder / "run.traj"
+    path.write_text(json.dumps(traj))
+    return path
+
+
+@pytest.mark.parametrize(("make", "repair"), [
+    (claude_with_queued_message, "a queued user message reached the model mid-turn"),
+    (codex_with_developer_note, "moved the system message 'Approved.' logged between tool calls"),
+    (pi_with_failed_turns, "pi never resends an errored or aborted turn"),
+    (openhands_edit, "the model received extras.formatted_output_and_error"),
+    (swe_agent_untagged_observation, "tool observation without tool_call_ids kept as a user message"),
+])
+def test_logs_check_lists_the_repairs_each_import_made(tmp_path, make, repair):
+    result = invoke("logs", "check", make(tmp_path))
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "provider calls:" in text and "repairs (" in text and repair in text
+
+
+def test_logs_check_reports_usable_deltas_and_the_worst_residuals_with_their_messages(tmp_path):
+    source = write_logs(tmp_path / "logs.jsonl", [billed_log(3), compacted_log(4)])
+    result = invoke("logs", "check", source, "--counter", "chars4", "--worst", "2")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "log-3" in out and "log-4" in out and "not usable, 1: a compaction between the calls" in out
+    assert out.count("worst residuals (estimated with chars4)") == 2
+    assert "assistant m" in out and "tool m" in out  # the span's messages, role and id first
+
+
+def test_logs_check_prints_odd_log_text_as_text(tmp_path):
+    odd = "[bold red]not markup[/] \x1b[31mred\x1b[0m \x00\x07 bell"
+    log = billed_log(6)
+    messages = (log.messages[0], replace(log.messages[1], content=odd), *log.messages[2:])
+    source = write_logs(tmp_path / "odd.jsonl", [replace(log, messages=messages)])
+    result = invoke("logs", "check", source, "--counter", "chars4", "--worst", "50")
+    assert result.exit_code == 0, result.output
+    assert "[bold red]not markup[/]" in result.output and "\x1b" not in result.output and "\x07" not in result.output
+
+
+def test_logs_check_errors_are_one_line(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = invoke("logs", "check", empty)
+    assert result.exit_code == 1 and "no conversations" in result.output and "Traceback" not in result.output
+    result = invoke("logs", "check", empty, "--counter", "nope")
+    assert result.exit_code == 1 and "nope" in result.output and "Traceback" not in result.output
+
+
+# ---- calibrating on a pi session split in two by time ----
+
+def test_a_calibration_on_the_first_half_of_a_pi_session_predicts_the_second(tmp_path):
+    """A hand-written pi session billed by a known rule, with turns that failed while writing a large
+    file (pi never resent them). `ctxlab calibrate` on the first half by time predicts the second
+    half's deltas within 10% and well below the seed estimators; had the failed turns been imported,
+    their spans would be deltas the fit cannot explain."""
+    entries = pi_session(11, rounds=60)
+    half = len(entries) // 2
+    first = write_session(tmp_path / "first.jsonl", entries[:half])
+    out = tmp_path / "pi.json"
+    result = invoke("calibrate", first, "--reference", f"provider:{MODEL}", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "held-out MAPE (5-fold by time)" in " ".join(result.output.split())
+    assert "not better than the best seed" not in result.output
+    whole = next(iter(load_conversations(str(write_session(tmp_path / "all.jsonl", entries)))))
+    boundary = len(next(iter(load_conversations(str(first)))).messages)
+    later = [(whole, s) for s in delta_spans(whole) if s.skipped is None and s.start >= boundary]
+    new = provider_mape(get_counter(f"calibrated:{out}"), later)
+    seeds = {name: provider_mape(get_counter(name), later) for name in ("chars4", "chars2", "chars3", "ascii_cjk")}
+    assert len(later) > 30 and new <= 0.10 and new < 0.7 * min(seeds.values()), (new, seeds)
+
+    kept = [{**e, "message": {**e["message"], "stopReason": "toolUse"}} if e.get("message", {}).get("stopReason")
+            == "error" else e for e in entries]  # as if the failed turns had been sent again
+    wrong = invoke("calibrate", write_session(tmp_path / "kept.jsonl", kept), "--reference", f"provider:{MODEL}",
+                   "--out", tmp_path / "kept.json")
+    assert wrong.exit_code == 0 and "treated as outliers" in wrong.output
+    failed = {e["id"] for e in entries if e.get("message", {}).get("stopReason") == "error"}
+    named = {o.span for o in Calibration.load(tmp_path / "kept.json").outliers}
+    assert named and all(any("delta:" in span for span in named) for _ in failed)
+
+
+def provider_mape(counter, pairs) -> float:
+    return sum(abs(estimate_span(counter, c, s) - s.actual) / s.actual for c, s in pairs) / len(pairs)

@@ -95,3 +95,20 @@ def test_bad_records_and_failing_strategies_become_rows_with_an_error():
     assert all("no usable index, at or summary" in r.error for r in rows[3:])
     assert {r.counter for r in rows} == {"chars4"}
     assert recorded_compaction_rows(Conversation("c", conversation.messages)) == []
+
+
+def test_messages_the_agent_carried_over_are_part_of_its_context():
+    """Codex keeps recent user messages beside its summary (`kept_messages`, from the replacement
+    history): they count in the agent's context size and recall."""
+    conversation = compacted_log(2)
+    record = conversation.meta["compactions"][0]
+    kept = [{"role": "user", "content": m.text} for m in conversation.messages[:record["index"]] if m.role == "user"]
+    o200k = get_counter("o200k_base")
+    plain = recorded_compaction_rows(conversation, o200k, ())[0]
+    carried = recorded_compaction_rows(with_compactions(conversation, [{**record, "kept_messages": kept}]), o200k, ())[0]
+    extra = sum(o200k.count_message(m) for m in recorded_compactions(
+        with_compactions(conversation, [{**record, "kept_messages": kept}]))[0].kept)
+    assert kept and carried.tokens_after == plain.tokens_after + extra
+    assert carried.facts_total == plain.facts_total and carried.facts_kept >= plain.facts_kept
+    malformed = recorded_compactions(with_compactions(conversation, [{**record, "kept_messages": [1, {"x": 2}]}]))
+    assert malformed[0].kept == ()

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.common import TEXT_PARTS, LogError, LogSource, TokenUsage, as_int
-from ctxlab.datasets.logs.finish import anchor, clean, finish
+from ctxlab.datasets.logs.finish import Pairing, anchor, clean, finish
 
 _CALL_KEYS = ("index", "model", "prompt_tokens", "output_tokens", "input_tokens",
               "cache_read_tokens", "cache_write_tokens")
@@ -32,6 +32,7 @@ class LogBuilder:
         self._calls: dict[Any, tuple[dict[str, Any], str | None, TokenUsage]] = {}
         self._thinking: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self._compactions: list[tuple[int | dict[str, Any], int, dict[str, Any]]] = []
+        self.pairing = Pairing()
 
     def add(self, role: str, content: str | None, *, msg_id: Any = None, tool_calls: list[dict] | None = None,
             tool_call_id: str | None = None, name: str | None = None, timestamp: float | None = None) -> dict:
@@ -57,15 +58,20 @@ class LogBuilder:
             self._calls[key if key is not None else id(message)] = (message, model, usage)
 
     def compaction(self, summary: str | None, tokens_before: Any, kept: int | dict[str, Any] | None = None,
-                   **extra: Any) -> dict[str, Any]:
-        """Record a compaction happening now that replaced everything before `kept` (a position or a
-        message; default: everything so far). Agents that keep recent messages verbatim (pi,
-        OpenHands) replace less than they have seen: ``index`` is where the replaced part ends and
-        ``at`` where the compaction happened, so calls from ``at`` on saw the summary."""
-        now = len(self.messages)
+                   *, at: int | None = None, **extra: Any) -> dict[str, Any]:
+        """Record a compaction that replaced everything before `kept` (a position or a message;
+        default: everything so far), happening now (or at position `at`). Agents that keep recent
+        messages verbatim (pi, OpenHands) replace less than they have seen: ``index`` is where the
+        replaced part ends and ``at`` where the compaction happened, so calls from ``at`` on saw the
+        summary."""
+        now = len(self.messages) if at is None else at
         item = {"summary": summary, "tokens_before": as_int(tokens_before) or None, **extra}
         self._compactions.append((now if kept is None else kept, now, item))
         return item
+
+    def compactions(self) -> list[dict[str, Any]]:
+        """The compactions recorded so far, in order (their dicts, still open to additions)."""
+        return [item for _, _, item in self._compactions]
 
     def skip(self, kind: Any) -> None:
         """Count a log entry that has no place in a conversation."""
@@ -104,7 +110,7 @@ class LogBuilder:
         Raises:
             LogError: the log holds no conversation message at all.
         """
-        done = finish(self.messages, {id(m) for m, _ in self._thinking}, self.repairs)
+        done = finish(self.messages, {id(m) for m, _ in self._thinking}, self.repairs, self.pairing)
         if not done.kept:
             raise LogError(f"no conversation messages found (is this a {self.fmt} log?)", self.source.display)
         record: dict[str, Any] = {"id": str(conv_id), "messages": [clean(m) for m in done.kept],

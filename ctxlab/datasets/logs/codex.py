@@ -166,10 +166,27 @@ class _Reader:
         self.open = None
 
     def compacted(self, where: str, payload: Mapping[str, Any], timestamp: float | None) -> None:
-        """Codex compacts when the last call's total tokens near the window: that is `tokens_before`."""
+        """Codex compacts when the last call's total tokens near the window: that is `tokens_before`.
+        A ``replacement_history`` is the history Codex continued from (recent user messages kept,
+        then the summary): its messages other than the summary are what the compaction kept."""
         self._close()
         summary = payload.get("message") if isinstance(payload.get("message"), str) else None
-        self.b.compaction(summary or None, self.last_context, **({} if summary else {"encrypted": True}))
+        extra: dict[str, Any] = {} if summary else {"encrypted": True}
+        replacement = payload.get("replacement_history")
+        if isinstance(replacement, list):
+            messages = [self._kept(item) for item in replacement]
+            extra["kept_messages"] = [m for m in messages if m is not None and m["content"] != summary]
+            if None in messages:  # e.g. the encrypted compaction item of a remote compaction
+                extra["kept_other_items"] = messages.count(None)
+        self.b.compaction(summary or None, self.last_context, **extra)
+
+    def _kept(self, item: Any) -> dict[str, Any] | None:
+        """A replacement-history message as ``{"role", "content"}`` (None for other items)."""
+        if not isinstance(item, Mapping) or item.get("type") != "message":
+            return None
+        role = item.get("role")
+        text = self.b.text(item.get("content")) or ""
+        return {"role": role if role in ("user", "assistant") else "system", "content": text}
 
     def _close(self) -> None:
         if self.open is not None:

@@ -49,6 +49,8 @@ class LogFormat(NamedTuple):
         suffixes: the files a forced format reads in a folder.
         detect: whether the first decoded values of a file are this format.
         convert: the decoded lines of one log -> one conversation record; raises `LogError`.
+        part_of: the log a file belongs to, when it is a view of another log that this log's
+            importer reads (Claude Code's compaction agent); such a file is not a conversation.
     """
 
     name: str
@@ -56,6 +58,7 @@ class LogFormat(NamedTuple):
     suffixes: tuple[str, ...]
     detect: Callable[[list[Any]], bool]
     convert: Callable[[Iterable[Line], LogSource], dict[str, Any]]
+    part_of: Callable[[Path], Path | None] | None = None
 
 
 class TokenUsage(NamedTuple):

@@ -20,13 +20,14 @@ HEAD_LINES = 8  # Claude Code files may open with a few snapshot or summary line
 
 
 def read_jsonl_log(path: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
-    """Records of a JSONL file: one record for an agent log, else one per line."""
+    """Records of a JSONL file: one record for an agent log (none for a file that is part of
+    another log, e.g. Claude Code's compaction agent beside its session), else one per line."""
     raws = read_jsonl(path, display)
     head = list(itertools.islice(raws, HEAD_LINES))
     fmt = fmt or detect([r.record for r in head if r.error is None], "jsonl")
     if fmt is None:
         yield from itertools.chain(head, raws)
-    else:
+    elif fmt.part_of is None or fmt.part_of(path) is None:  # else the parent log's import reads it
         yield import_log(fmt, itertools.chain(head, raws), path, display, cut_off_ok=True)
 
 

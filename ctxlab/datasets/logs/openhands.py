@@ -135,7 +135,7 @@ class _Reader:
 
     def observation(self, event: Mapping[str, Any]) -> None:
         kind, time, metadata = event.get("observation"), epoch(event.get("timestamp")), event.get("tool_call_metadata")
-        content = first_str(event.get("content")) or ""
+        content = self._sent_text(event)
         if isinstance(metadata, Mapping) and metadata.get("tool_call_id"):
             self.b.add("tool", content, msg_id=event.get("id"), tool_call_id=str(metadata["tool_call_id"]),
                        name=first_str(metadata.get("function_name")), timestamp=time)
@@ -143,6 +143,19 @@ class _Reader:
             self.b.add("user", content, msg_id=event.get("id"), timestamp=time)
         else:
             self.b.skip(f"observation:{kind}")
+
+    def _sent_text(self, event: Mapping[str, Any]) -> str:
+        """What the model received for an observation. An ``oh_aci`` file edit logged before
+        OpenHands moved it into ``content`` (PR #6671) carries it in
+        ``extras.formatted_output_and_error``; ``content`` then holds the display diff."""
+        content = first_str(event.get("content")) or ""
+        extras = _mapping(event.get("extras"))
+        sent = first_str(extras.get("formatted_output_and_error")) if extras.get("impl_source") == "oh_aci" else None
+        if sent is None or sent == content:
+            return content
+        self.b.repairs.append(f"event {event.get('id')}: the model received extras.formatted_output_and_error "
+                              "(oh_aci edit), not the display diff in content")
+        return sent
 
     def condensation(self, args: Mapping[str, Any]) -> None:
         """The condenser forgot a range of events: the compaction ends where the kept events resume."""

@@ -8,6 +8,12 @@ Entries: ``message`` (an agent message: user, assistant with text / thinking / t
 ``thinking_level_change``, ``branch_summary``, ``custom_message``, ``session_info``, ``label``.
 From version 2 entries form a tree (``id`` / ``parentId``): like pi, the conversation is the
 path from the last entry to the root; entries on other branches are counted, not imported.
+
+What pi sends is what pi-ai's ``transformMessages`` makes of the path
+(badlogic/pi-mono ``packages/ai/src/providers/transform-messages.ts``): an assistant turn whose
+``stopReason`` is ``error`` or ``aborted`` is never resent, so it is left out (its call, which did
+send a prompt, is still a provider call); a call left without a result gets pi's synthetic error
+result "No result provided" when the next assistant or user message arrives.
 """
 
 from __future__ import annotations
@@ -28,10 +34,15 @@ from ctxlab.datasets.logs.common import (
     first_str,
     tool_call,
 )
+from ctxlab.datasets.logs.finish import Pairing
 
 # What the model reads for a branch summary and a ``!`` shell command (pi's messages.ts).
 BRANCH_SUMMARY = ("The following is a summary of a branch that this conversation came back from:\n\n"
                   "<summary>\n{}</summary>")
+# transformMessages answers an orphaned call with this error result (pi-mono transform-messages.ts).
+PI_PAIRING = Pairing("No result provided", "got no result; added pi's synthetic error result \"No result provided\" "
+                     "(pi sends one when the next message arrives)", hold_interleaved=False)
+NOT_RESENT = ("error", "aborted")
 Entry = tuple[int, str, Mapping[str, Any]]
 
 
@@ -47,6 +58,7 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     if not entries or entries[0][2].get("type") != "session":
         raise LogError("the first entry is not a pi session header", entries[0][1] if entries else source.display)
     b = LogBuilder("pi", source)
+    b.pairing = PI_PAIRING
     header = entries[0][2]
     b.meta.update({k: header[k] for k in ("cwd", "version", "parentSession") if header.get(k) is not None})
     reader = _Reader(b, entries)
@@ -126,6 +138,12 @@ class _Reader:
 
     def assistant(self, where: str, message: Mapping[str, Any], msg_id: Any, timestamp: float | None) -> None:
         out = self.b.add("assistant", None, msg_id=msg_id, timestamp=timestamp)
+        self._call(out, message)
+        stop = message.get("stopReason")
+        if stop in NOT_RESENT:  # its call sent a prompt, but pi never resends the turn
+            out["_drop"] = (f"dropped the {stop} assistant message {msg_id or '(no id)'}: pi never resends an errored "
+                            "or aborted turn (transform-messages.ts)")
+            return
         for block in message.get("content") or []:
             kind = block.get("type") if isinstance(block, Mapping) else None
             if kind == "toolCall":
@@ -134,6 +152,8 @@ class _Reader:
                 self.b.think(out, block.get("thinking"))
             else:
                 self.b.append_text(out, self.b.part_text(block))
+
+    def _call(self, out: dict[str, Any], message: Mapping[str, Any]) -> None:
         usage = message.get("usage")
         if isinstance(usage, Mapping):
             self.b.call(out, first_str(message.get("model")), TokenUsage(

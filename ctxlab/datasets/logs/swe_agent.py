@@ -12,6 +12,7 @@ no per-call ``provider_calls``; the totals go to ``meta.usage_total``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -19,6 +20,7 @@ from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, as_int, entry, first_str, tool_call
 
 _ROLES = ("system", "user", "assistant", "tool")
+_RUN_NAME = re.compile(r"(?P<model>[^_]+(?:_[^_]+)*?)__.+__t-[\d.]+__p-[\d.]+__c-[\d.]+")
 
 
 def detect(values: list[Any]) -> bool:
@@ -43,6 +45,7 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     else:
         raise LogError("neither 'history' nor 'trajectory' is a non-empty list", where)
     _info(b, traj)
+    _model(b, traj, source)
     return b.record(source.path.stem)
 
 
@@ -107,9 +110,22 @@ def _info(b: LogBuilder, traj: Mapping[str, Any]) -> None:
                                  "cost_usd": stats.get("instance_cost")}
     if info.get("exit_status"):
         b.meta["exit_status"] = info["exit_status"]
-    model = _model_name(traj.get("replay_config"))
-    if model:
-        b.meta["model"] = model
+
+
+def _model(b: LogBuilder, traj: Mapping[str, Any], source: LogSource) -> None:
+    """The model: from the trajectory's config, else from its run folder's name, which SWE-agent
+    builds as ``{model}__{data}__{config}__t-..__p-..__c-..`` (then ``__install-..``) (``meta.model_source``
+    says which)."""
+    for key in ("replay_config", "config"):
+        model = _model_name(traj.get(key))
+        if model:
+            b.meta.update(model=model, model_source=key)
+            return
+    for folder in (source.path.parent, source.path.parent.parent):
+        found = _RUN_NAME.match(folder.name)
+        if found:
+            b.meta.update(model=found["model"], model_source=f"run folder {folder.name}")
+            return
 
 
 def _model_name(config: Any) -> str | None:
@@ -121,7 +137,9 @@ def _model_name(config: Any) -> str | None:
             return None
     agent = config.get("agent") if isinstance(config, Mapping) else None
     model = agent.get("model") if isinstance(agent, Mapping) else None
-    return first_str(model.get("name")) if isinstance(model, Mapping) else None
+    if isinstance(model, Mapping):
+        return first_str(model.get("name"), model.get("model_name"))
+    return first_str(model)
 
 
 FORMAT = LogFormat("swe_agent", "json", (".traj", ".json"), detect, convert)

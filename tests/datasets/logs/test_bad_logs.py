@@ -151,6 +151,6 @@ def test_unknown_entry_types_are_counted_not_fatal(tmp_path):
     path = tmp_path / "future.jsonl"
     path.write_text("\n".join(lines[:3] + extra + lines[3:]) + "\n")
     conv = load_one(path)
-    assert conv.meta["skipped"] == {"file-history-snapshot": 1, "queue-operation": 1, "attachment": 1,
+    assert conv.meta["skipped"] == {"file-history-snapshot": 1, "queue-operation:enqueue": 1, "attachment": 1,
                                     "system:turn_duration": 1}
     assert shape(conv) == shape(load_one(CLAUDE))

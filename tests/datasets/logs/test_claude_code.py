@@ -99,3 +99,112 @@ def test_forced_format_reads_a_projects_folder(tmp_path):
     (tmp_path / "sessions-index.json").write_text('{"version": 1, "entries": []}')
     (tmp_path / "a.jsonl").write_text(SESSION.read_text())
     assert [c.id for c in load_conversations(f"claude_code:{tmp_path}")] == [SESSION_ID]
+
+
+def with_lines(tmp_path, extra: dict[int, list[dict]], name: str = "s.jsonl", drop: tuple[int, ...] = ()):
+    """The fixture with `extra` entries inserted after the given line numbers (0-based)."""
+    out = []
+    for i, line in enumerate(SESSION.read_text().splitlines()):
+        if i not in drop:
+            out.append(line)
+        out += [json.dumps(e) for e in extra.get(i, ())]
+    path = tmp_path / name
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+def queue(operation: str, content: str | None = "also check the docs") -> dict:
+    entry = {"type": "queue-operation", "operation": operation, "timestamp": "2025-10-29T10:00:09.000Z",
+             "sessionId": SESSION_ID}
+    return entry if content is None else {**entry, "content": content}
+
+
+def test_a_queued_message_absorbed_mid_turn_reaches_the_conversation(tmp_path):
+    """`remove` = absorbed into the turn in progress (sent with the next request, no user entry)."""
+    path = with_lines(tmp_path, {10: [queue("enqueue"), queue("remove")]})
+    conv = load_one(path)
+    added = next(i for i, m in enumerate(conv.messages) if m.text == "also check the docs")
+    assert conv.messages[added].role == "user" and conv.messages[added - 1].tool_call_id == "toolu_03"
+    assert conv.meta["repairs"] == [f"{path}:13: a queued user message reached the model mid-turn (queue-operation "
+                                    "remove) but has no user entry; added it as a user message"]
+    assert conv.meta["skipped"]["queue-operation:enqueue"] == 1
+
+
+def test_queued_messages_that_became_user_entries_or_were_taken_back_are_not_doubled(tmp_path):
+    attachment = {"type": "attachment", "uuid": "q-1", "parentUuid": "u-4", "sessionId": SESSION_ID,
+                  "attachment": {"type": "queued_command", "prompt": "also check the docs"}}
+    absorbed = load_one(with_lines(tmp_path, {10: [queue("enqueue"), queue("remove"), attachment]}))
+    assert [m.id for m in absorbed.messages if m.text == "also check the docs"] == ["q-1"]
+    assert not any("queue-operation" in r for r in absorbed.meta.get("repairs", []))
+    later = load_one(with_lines(tmp_path, {10: [queue("enqueue"), queue("dequeue", None), queue("popAll")]}, "b.jsonl"))
+    assert not any(m.text == "also check the docs" for m in later.messages)
+    assert later.meta["skipped"]["queue-operation:dequeue"] == 1 and "repairs" not in later.meta
+
+
+def test_hook_output_and_blank_blocks(tmp_path):
+    """isMeta hook output (a system reminder) is context the model saw; a whitespace-only text
+    block is not content (the API refuses one, so Claude Code never resends it)."""
+    hook = {"type": "user", "isMeta": True, "uuid": "h-1", "parentUuid": "u-4", "sessionId": SESSION_ID,
+            "message": {"role": "user", "content": "<system-reminder>\nPostToolUse:Edit hook: formatted\n</system-reminder>"}}
+    blank = {"type": "assistant", "uuid": "a-1b", "parentUuid": "a-1", "sessionId": SESSION_ID,
+             "message": {"id": "msg_01", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                         "content": [{"type": "text", "text": "\n\n"}]}}
+    conv = load_one(with_lines(tmp_path, {10: [hook], 3: [blank]}))
+    assert ("user", "<system-reminder>\nPostToolUse:Edit hook: formatted\n</system-reminder>") in \
+        [(m.role, m.text) for m in conv.messages]
+    assert conv.messages[1].content == "Let me read the code and the test."
+    assert conv.meta["repairs"] == ["dropped 1 whitespace-only text block(s): not content (the API refuses them, "
+                                    "so Claude Code never resends them)"]
+
+
+def test_the_last_record_of_a_message_id_carries_the_calls_output_tokens(tmp_path):
+    lines = [json.loads(line) for line in SESSION.read_text().splitlines()]
+    for line, tokens in zip(lines[3:8], (1, 1, 2, None, 80), strict=True):
+        if tokens is not None:
+            line["message"]["usage"]["output_tokens"] = tokens  # streaming partials, then the final count
+    path = tmp_path / "partials.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert call_summary(load_one(path))[0] == (1, 1500, 1200, 0, 300, 80)
+
+
+def compaction_agent(folder, parent: str, summary: str = "Summary: add() no longer rounds.") -> None:
+    """A compaction agent's log beside the session: a hook the main log lacks, then prompt and reply."""
+    sub = folder / SESSION_ID / "subagents"
+    sub.mkdir(parents=True)
+    side = {"isSidechain": True, "sessionId": SESSION_ID, "agentId": "acompact-1"}
+    entries = [{**side, "type": "user", "isMeta": True, "uuid": "h-9", "parentUuid": parent,
+                "message": {"role": "user", "content": "<system-reminder>\nPostToolUse:Edit hook: 1 warning\n"
+                                                       "</system-reminder>"}},
+               {**side, "type": "user", "uuid": "p-1", "parentUuid": "h-9",
+                "message": {"role": "user", "content": "Your task is to create a detailed summary..."}},
+               {**side, "type": "assistant", "uuid": "r-1", "parentUuid": "p-1",
+                "message": {"id": "msg_c", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                            "content": [{"type": "text", "text": summary}],
+                            "usage": {"input_tokens": 3, "cache_read_input_tokens": 2000,
+                                      "cache_creation_input_tokens": 300, "output_tokens": 40}}}]
+    (sub / "agent-acompact-1.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+
+def test_the_compaction_agents_log_is_part_of_its_session(tmp_path):
+    (tmp_path / f"{SESSION_ID}.jsonl").write_text(SESSION.read_text())
+    compaction_agent(tmp_path, "u-4")
+    [conv] = load_conversations(str(tmp_path))  # the agent's log is not a conversation of its own
+    hook = next(i for i, m in enumerate(conv.messages) if "1 warning" in m.text)
+    assert conv.messages[hook - 1].tool_call_id == "toolu_03" and conv.messages[hook].id == "h-9"
+    [compaction] = conv.meta["compactions"]
+    assert compaction["summary"].endswith("the rounding was removed from calc.py.")  # the main log's own
+    assert (compaction["agent_log"], compaction["agent_prompt_tokens"]) == ("agent-acompact-1.jsonl", 2303)
+    assert conv.meta["repairs"] == ["agent-acompact-1.jsonl:1: hook output the model saw after main entry u-4 "
+                                    "(isMeta, logged only by the compaction agent); added as a user message"]
+
+
+def test_a_compaction_the_main_log_lost_is_recovered_from_its_agent(tmp_path):
+    main = with_lines(tmp_path, {}, f"{SESSION_ID}.jsonl", drop=(11, 12))  # no boundary, no summary entry
+    compaction_agent(tmp_path, "u-4")
+    conv = load_one(main)
+    [compaction] = conv.meta["compactions"]
+    cut = next(i for i, m in enumerate(conv.messages) if m.tool_call_id == "toolu_03") + 1
+    assert conv.messages[cut].id == "h-9"  # the hook after the cut entry was summarised too
+    assert compaction["index"] == compaction["at"] == cut + 1
+    assert compaction["summary"] == "Summary: add() no longer rounds."
+    assert any("records no compaction boundary" in r for r in conv.meta["repairs"])

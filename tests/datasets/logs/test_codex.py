@@ -49,10 +49,12 @@ def test_reasoning_summary_is_thinking_metadata_and_encrypted_is_flagged():
 
 
 def test_compaction_index_summary_and_tokens_before_from_the_last_call():
+    """The replacement history keeps the first user message beside the summary: recorded as kept."""
     conv = load_one(ROLLOUT)
     assert conv.meta["compactions"] == [{
         "index": 10, "at": 10, "tokens_before": 2820,
-        "summary": "The user asked to fix test_add. add() rounded its result; the rounding was removed with apply_patch."}]
+        "summary": "The user asked to fix test_add. add() rounded its result; the rounding was removed with apply_patch.",
+        "kept_messages": [{"role": "user", "content": "Fix the failing test in test_calc.py."}]}]
     assert conv.messages[10].content == "Run the tests."
 
 
@@ -80,3 +82,21 @@ def test_without_token_counts_each_output_ends_the_response(tmp_path):
     path = tmp_path / "old.jsonl"
     path.write_text("\n".join(lines[:5] + [json.dumps(e) for e in extra] + lines[5:]) + "\n")
     assert [s[2] for s in shape(load_one(path))][2:6] == [("call_1",), "call_1", ("call_2",), "call_2"]
+
+
+def test_a_developer_message_between_a_call_and_its_output_does_not_orphan_the_output(tmp_path):
+    """Codex sends items in logged order, so the model got call_A's real output after the
+    developer message: the output is kept and the message moves after the results."""
+    lines = ROLLOUT.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"call_id": "call_A", "output"' in line)
+    note = {"timestamp": "2025-10-29T11:00:04.000Z", "type": "response_item", "payload": {
+        "type": "message", "role": "developer", "content": [{"type": "input_text", "text": "Approved: cat calc.py"}]}}
+    path = tmp_path / "developer.jsonl"
+    path.write_text("\n".join([*lines[:at], json.dumps(note), *lines[at:]]) + "\n")
+    conv = load_one(path)
+    assert [m.content for m in conv.messages[5:8]] == [CODE, TEST, "Approved: cat calc.py"]
+    assert not any(m.content == "[no result recorded]" for m in conv.messages)
+    assert conv.meta["repairs"] == ["moved the system message 'Approved: cat calc.py' logged between tool calls and "
+                                    "their results after the results (the model got them in log order)"]
+    assert [c.id for m in conv.messages for c in m.tool_calls] == \
+        [c.id for m in load_one(ROLLOUT).messages for c in m.tool_calls]

@@ -69,3 +69,31 @@ def test_a_user_command_and_its_output_are_user_messages(tmp_path):
     path.write_text(json.dumps(events))
     assert [(m.role, m.content) for m in load_one(path).messages][2:] == [
         ("user", "User executed the command:\ngit status"), ("user", "nothing to commit")]
+
+
+def edit_events(extras: dict) -> list[dict]:
+    response = {"id": "resp-1", "model": "claude-3-5-sonnet-20241022", "usage": {"prompt_tokens": 900,
+                                                                                 "completion_tokens": 40},
+                "choices": [{"message": {"content": "Creating it.", "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "str_replace_editor", "arguments": "{}"}}]}}]}
+    meta = {"function_name": "str_replace_editor", "tool_call_id": "call_1"}
+    return [{"id": 0, "source": "user", "action": "message", "args": {"content": "Create hello.py"}},
+            {"id": 1, "source": "agent", "action": "edit", "args": {"path": "/w/hello.py", "command": "create"},
+             "tool_call_metadata": {**meta, "model_response": response}},
+            {"id": 2, "source": "agent", "observation": "edit", "tool_call_metadata": meta,
+             "content": "--- /w/hello.py\n+++ /w/hello.py\n@@ -0,0 +1 @@\n+print(1)",
+             "extras": {"path": "/w/hello.py", "impl_source": "oh_aci", **extras}}]
+
+
+def test_an_oh_aci_edit_is_imported_as_the_model_received_it(tmp_path):
+    """Before OpenHands moved it into `content`, an oh_aci edit's text for the model was
+    extras.formatted_output_and_error; `content` held a diff for the UI."""
+    path = tmp_path / "edit.json"
+    path.write_text(json.dumps(edit_events({"formatted_output_and_error": "File created successfully at: /w/hello.py"})))
+    conv = load_one(path)
+    assert conv.messages[-1].content == "File created successfully at: /w/hello.py"
+    assert conv.meta["repairs"] == ["event 2: the model received extras.formatted_output_and_error (oh_aci edit), "
+                                    "not the display diff in content"]
+    newer = tmp_path / "newer.json"  # newer logs: content is what the model got
+    newer.write_text(json.dumps(edit_events({})))
+    assert load_one(newer).messages[-1].content.startswith("--- /w/hello.py") and "repairs" not in load_one(newer).meta

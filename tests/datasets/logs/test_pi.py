@@ -1,14 +1,19 @@
 """pi sessions: the active branch of the entry tree, usage per assistant message, compaction at the
-first kept entry, ``!`` commands as the model saw them, version 1 files."""
+first kept entry, ``!`` commands as the model saw them, version 1 files, and what pi sends
+(errored/aborted turns left out, orphan calls answered "No result provided")."""
 
 from __future__ import annotations
 
 import json
 
+from ctxlab.datasets.logs.deltas import delta_spans
 from ctxlab.datasets.logs.pi import bash_text
-from tests.datasets.logs.helpers import CODE, FIXTURES, TEST, call_summary, load_one, shape
+from tests.datasets.logs.helpers import CODE, FIXTURES, REAL_EXTRA, TEST, call_summary, load_one, shape
+from tests.datasets.logs.pi_billed import pi_session, write_session
+from tests.provider_logs import true_tokens
 
 SESSION = FIXTURES / "pi" / "2025-10-29T12-00-00-000Z_7c2e9a40.jsonl"
+REAL_HEAD = REAL_EXTRA / "pi" / "2025-11-20T23-33-01_d703a1a9-head.jsonl"
 
 
 def test_the_active_branch_becomes_the_conversation():
@@ -69,7 +74,8 @@ def test_an_aborted_assistant_message_is_dropped_and_recorded(tmp_path):
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
     conv = load_one(path)
     assert conv.messages[-1].id == "a000000d"
-    assert conv.meta["repairs"] == ["dropped an empty assistant message (a000000e)"]
+    assert conv.meta["repairs"] == ["dropped the aborted assistant message a000000e: pi never resends an errored "
+                                    "or aborted turn (transform-messages.ts)"]
     assert [c["index"] for c in conv.meta["provider_calls"]] == [1, 4]
 
 
@@ -79,3 +85,59 @@ def test_bash_text_reports_exit_codes_cancellation_and_truncation():
     assert bash_text({"command": "sleep 9", "output": "", "cancelled": True}).endswith("(command cancelled)")
     assert bash_text({"command": "cat big", "output": "x", "truncated": True, "fullOutputPath": "/tmp/o"}).endswith(
         "[Output truncated. Full output: /tmp/o]")
+
+
+def test_errored_turns_are_not_resent_but_their_calls_count(tmp_path):
+    """pi-ai's transformMessages skips assistant turns whose stopReason is error or aborted: the
+    failed write is not imported, its call (a sent prompt) is, and every usable delta is exact."""
+    entries = pi_session(3, rounds=30)
+    failed = [e for e in entries if e.get("message", {}).get("stopReason") == "error"]
+    conv = load_one(write_session(tmp_path / "s.jsonl", entries))
+    assert failed and conv.meta["repairs"] == [
+        f"dropped the error assistant message {e['id']}: pi never resends an errored or aborted turn "
+        "(transform-messages.ts)" for e in failed]
+    sent_calls = [c["id"] for e in entries if e.get("message", {}).get("stopReason") in ("toolUse", "stop")
+                  for c in e["message"]["content"] if c["type"] == "toolCall"]
+    assert [c.id for m in conv.messages for c in m.tool_calls] == sent_calls
+    assert not any(c.id.startswith("failed_") for m in conv.messages for c in m.tool_calls)
+    billed = [e for e in entries if e.get("message", {}).get("role") == "assistant"
+              and any(e["message"]["usage"].values())]  # a stream that failed early reported no tokens
+    assert len(conv.meta["provider_calls"]) == len(billed) < len(failed) + len(sent_calls)
+    spans = delta_spans(conv)
+    assert {s.skipped for s in spans} == {None, "empty span"}  # a failed call and its retry sent one prompt
+    assert all(s.actual == sum(true_tokens(m) for m in conv.messages[s.start:s.end]) for s in spans if not s.skipped)
+
+
+def test_a_call_left_without_result_gets_pis_synthetic_error_result(tmp_path):
+    entries = [json.loads(line) for line in SESSION.read_text().splitlines()]
+    result = next(e for e in entries if e.get("message", {}).get("toolCallId") == "toolu_p3")
+    path = tmp_path / "no-result.jsonl"
+    kept = [e for e in entries if e is not result]
+    for e in kept:  # re-chain the tree around the removed result
+        if e.get("parentId") == result["id"]:
+            e["parentId"] = result["parentId"]
+    path.write_text("".join(json.dumps(e) + "\n" for e in kept))
+    conv = load_one(path)
+    answer = next(m for m in conv.messages if m.tool_call_id == "toolu_p3")
+    assert answer.content == "No result provided" and answer.id == "toolu_p3:no-result"
+    assert conv.messages[conv.messages.index(answer) + 1].role == "user"  # added before the next message
+    assert conv.meta["repairs"] == ["tool call 'toolu_p3' got no result; added pi's synthetic error result "
+                                    "\"No result provided\" (pi sends one when the next message arrives)"]
+
+
+def test_the_head_of_a_real_pi_session(tmp_path):
+    """The first lines of a real pi session (badlogic/pi-mono test fixture, see
+    tests/reallogs_extra/pi/README.md): an aborted turn on another model, then one call with
+    three tool calls; the file ends before their results."""
+    conv = load_one(REAL_HEAD)
+    assert conv.id == "d703a1a9-1b7b-4fb1-b512-c9738b1fe617" and "version" not in conv.meta
+    assert [m.role for m in conv.messages] == ["user", "user", "assistant", "tool", "tool", "tool"]
+    assert [c.id for c in conv.messages[2].tool_calls] == [
+        "toolu_017qEkVzzPb7b7o4FkgJLF23", "toolu_01FnVNKzWWm2s2SFJmJttiWh", "toolu_016aKHTkjrTJcMds3wsEou2R"]
+    assert call_summary(conv) == [(2, 1687, 3, 0, 1684, 191)]  # the aborted turn reported no tokens
+    assert conv.meta["model"] == "claude-sonnet-4-5" and conv.meta["skipped"] == {"model_change": 1}
+    repairs = conv.meta["repairs"]
+    assert [r for r in repairs if "No result provided" not in r] == [
+        "dropped the aborted assistant message (no id): pi never resends an errored or aborted turn "
+        "(transform-messages.ts)"]
+    assert len(repairs) == 4

@@ -56,3 +56,17 @@ def test_an_observation_for_two_call_ids_answers_the_first_and_marks_the_second(
     conv = load_one(path)
     assert shape(conv)[3:5] == [("tool", "call_s1", "call_s1"), ("tool", "call_s2:no-result", "call_s2")]
     assert conv.meta["repairs"] == ["tool call 'call_s2' has no result in the log; added [no result recorded]"]
+
+
+def test_the_model_comes_from_the_run_folder_when_the_trajectory_has_no_config(tmp_path):
+    """SWE-agent names a run folder {model}__{data}__{config}__t-..__p-..__c-..__install-..."""
+    data = json.loads(TRAJ.read_text())
+    data.pop("replay_config", None)
+    run = tmp_path / "gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1"
+    run.mkdir()
+    (run / "calc__calc-1.traj").write_text(json.dumps(data))
+    meta = load_one(run / "calc__calc-1.traj").meta
+    assert (meta["model"], meta["model_source"]) == ("gpt4", f"run folder {run.name}")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "x.traj").write_text(json.dumps(data))
+    assert "model" not in load_one(tmp_path / "plain" / "x.traj").meta

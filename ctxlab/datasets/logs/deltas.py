@@ -1,0 +1,210 @@
+"""Which consecutive model calls of an imported log measure which messages: provider delta spans.
+
+An agent log records, per model call, ``prompt_tokens``: what the provider counted for the whole
+prompt. The prompt of call *j* is the prompt of the previous call *i* plus
+``messages[index_i:index_j]`` (call i's output, the tool results and user turns after it), so
+
+    prompt_tokens[j] - prompt_tokens[i] = tokens of messages[index_i:index_j] + framing
+
+and the system prompt and tool schemas the log leaves out cancel. A pair measures nothing when the
+two prompts are not one the prefix of the other; every such pair is kept with the reason
+(`Span.skipped`): another model, a compaction between the calls (it rewrote the prompt from its
+``at``), an empty or shrinking span, or thinking the prompt may carry but the log cannot size.
+
+Thinking. Anthropic strips the thinking of finished turns from later prompts, but sends back the
+thinking of the turn in progress inside a tool-use loop (docs: build-with-claude/context-windows);
+Claude Opus 4.5 and later keep earlier thinking in context. For models that keep it, the recorded
+thinking of the span's assistant messages is part of what the later prompt added, so it is
+counted (`Span.thinking`); for the others a pair whose prompts may carry thinking is skipped.
+
+Pure functions over a conversation's ``meta.provider_calls``, ``meta.compactions`` and
+``meta.thinking``; `ctxlab.metrics.provider` describes and counts the spans.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from ctxlab.errors import CtxlabError
+from ctxlab.messages import Conversation, Message
+
+PROVIDER = "provider:"
+ANY_MODEL = "*"
+THINKING_LOOP = "thinking in the prompt (a tool-use loop sends it back)"
+THINKING_UNKNOWN = "thinking of unknown size in the span (redacted or not recorded)"
+# Claude models that keep earlier turns' thinking in the prompt: Opus 4.5 and later, and every
+# family from major version 5 on.
+_CLAUDE = re.compile(r"claude-(?:(opus|sonnet|haiku|fable)-)?(\d+)(?:[-.](\d{1,2}))?(?:-(opus|sonnet|haiku))?(?!\d)")
+
+
+class Call(NamedTuple):
+    """One recorded model call: where its output starts, its model and its prompt size (None when
+    the record lacks a usable value)."""
+
+    index: int | None
+    model: str
+    prompt_tokens: int | None
+
+
+class Span(NamedTuple):
+    """Two consecutive calls: the messages between them and what the provider counted for them.
+
+    Attributes:
+        model: the model of the later call.
+        start, end: the span ``messages[start:end]``.
+        actual: ``prompt_tokens[j] - prompt_tokens[i]`` (None when a call lacks a count).
+        thinking: recorded thinking the later prompt carries for the span (models that keep it).
+        skipped: why the pair is not a usable measurement (None when it is).
+    """
+
+    model: str
+    start: int
+    end: int
+    actual: int | None
+    thinking: tuple[str, ...] = ()
+    skipped: str | None = None
+
+
+def delta_spans(conversation: Conversation) -> list[Span]:
+    """Every pair of consecutive ``meta.provider_calls``, usable or skipped with the reason."""
+    meta = conversation.meta or {}
+    calls = [_call(c) for c in meta.get("provider_calls") or () if isinstance(c, Mapping)]
+    # Calls from `at` on saw the summary (`index` ends the replaced part; agents that keep recent
+    # messages compact later, at `at` > `index`).
+    cuts = _ints(_first(c.get("at"), c.get("index")) for c in meta.get("compactions") or () if isinstance(c, Mapping))
+    thinking = thinking_by_position(conversation)
+    return [_span(conversation.messages, a, b, cuts, thinking) for a, b in zip(calls, calls[1:], strict=False)]
+
+
+def usable_spans(conversations: Iterable[Conversation], reference: str) -> list[tuple[Conversation, Span]]:
+    """The usable spans of the reference's model(s), with their conversations, in log order.
+
+    Raises:
+        CtxlabError: none, with the models the logs do have and why their pairs were skipped.
+    """
+    found = [(c, s) for c in conversations for s in delta_spans(c)]
+    usable = [(c, s) for c, s in found if s.skipped is None and matches(reference, s.model)]
+    if not usable:
+        raise CtxlabError(f"no usable provider deltas for {reference} in these logs; {models_found(found)}")
+    return usable
+
+
+def is_provider(reference: str) -> bool:
+    """True for a provider reference (``provider:<model>`` or ``provider:*``)."""
+    return str(reference).startswith(PROVIDER)
+
+
+def matches(reference: str, model: str) -> bool:
+    """Whether a provider reference covers `model` (``provider:*`` covers every model)."""
+    return str(reference).removeprefix(PROVIDER) in (ANY_MODEL, model)
+
+
+def keeps_thinking(model: str) -> bool:
+    """Whether the model's API keeps earlier turns' thinking in the prompt (Claude Opus 4.5 and
+    later, Claude 5 and later)."""
+    found = _CLAUDE.search(str(model).lower())
+    if found is None:
+        return False
+    family = found.group(1) or found.group(4)
+    version = (int(found.group(2)), int(found.group(3) or 0))
+    return version >= (5, 0) or (family == "opus" and version >= (4, 5))
+
+
+def reason_counts(spans: Iterable[Span]) -> dict[str, int]:
+    """How many spans each reason made unusable (the reason's head, without its details)."""
+    counts: dict[str, int] = {}
+    for span in spans:
+        if span.skipped is not None:
+            head = span.skipped.split(" (")[0]
+            counts[head] = counts.get(head, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def models_found(found: Sequence[tuple[Conversation, Span]]) -> str:
+    """One phrase naming the models of `found`, their usable pairs and the main reason for the rest."""
+    if not found:
+        return "they record no consecutive provider calls (meta.provider_calls)"
+    parts = []
+    for model in dict.fromkeys(s.model for _, s in found):
+        spans = [s for _, s in found if s.model == model]
+        reasons = reason_counts(spans)
+        usable = sum(s.skipped is None for s in spans)
+        why = f", the others mostly {next(iter(reasons))}" if reasons else ""
+        parts.append(f"{model} ({usable} usable of {len(spans)} pairs{why})")
+    return "models found: " + ", ".join(parts)
+
+
+def thinking_by_position(conversation: Conversation) -> list[tuple[str | None, ...]]:
+    """The recorded thinking texts of each message (None for a block whose text is unknown)."""
+    by_id: dict[str, list[str | None]] = {}
+    for block in (conversation.meta or {}).get("thinking") or ():
+        if isinstance(block, Mapping) and block.get("message_id") is not None:
+            text = block.get("text")
+            known = isinstance(text, str) and text.strip() and not block.get("redacted")
+            by_id.setdefault(str(block["message_id"]), []).append(text if known else None)
+    return [tuple(by_id.get(m.id, ())) for m in conversation.messages]
+
+
+def _span(messages: Sequence[Message], a: Call, b: Call, cuts: list[int],
+          thinking: list[tuple[str | None, ...]]) -> Span:
+    start, end = a.index or 0, b.index or 0
+    actual = b.prompt_tokens - a.prompt_tokens if a.prompt_tokens is not None and b.prompt_tokens is not None else None
+    reason = _problem(a, b, len(messages))
+    if reason is None and any(start < c <= end for c in cuts):
+        reason = "a compaction between the calls"
+    texts: tuple[str, ...] = ()
+    if reason is None:
+        texts, reason = _thinking(messages, start, end, b.model, thinking)
+    if reason is None and actual is not None and actual <= 0:
+        reason = f"non-positive delta ({actual})"
+    return Span(b.model, start, end, actual, texts, reason)
+
+
+def _thinking(messages: Sequence[Message], start: int, end: int, model: str,
+              thinking: list[tuple[str | None, ...]]) -> tuple[tuple[str, ...], str | None]:
+    """The thinking the later prompt adds for the span, or why the pair cannot be measured."""
+    if keeps_thinking(model):
+        blocks = [t for blocks in thinking[start:end] for t in blocks]
+        if any(t is None for t in blocks):
+            return (), THINKING_UNKNOWN
+        return tuple(t for t in blocks if t is not None), None
+    if any(thinking[_turn_start(messages, start):end]):
+        return (), THINKING_LOOP
+    return (), None
+
+
+def _problem(a: Call, b: Call, n: int) -> str | None:
+    """What makes a pair unusable before looking at its messages (None if nothing)."""
+    if a.index is None or b.index is None or a.prompt_tokens is None or b.prompt_tokens is None:
+        return "a call without a usable index or prompt_tokens"
+    if a.model != b.model:
+        return f"different model ({a.model} -> {b.model})"
+    if not 0 <= a.index < b.index <= n:
+        return "empty span" if a.index == b.index else f"span {a.index}:{b.index} out of range"
+    return None
+
+
+def _turn_start(messages: Sequence[Message], index: int) -> int:
+    """The last user message before `index`: the turn whose thinking a tool-use loop carries."""
+    for i in range(min(index, len(messages)) - 1, -1, -1):
+        if messages[i].role == "user":
+            return i
+    return 0
+
+
+def _call(record: Mapping[str, Any]) -> Call:
+    return Call(_int(record.get("index")), str(record.get("model") or "unknown"), _int(record.get("prompt_tokens")))
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
+
+
+def _ints(values: Iterable[Any]) -> list[int]:
+    return [v for v in map(_int, values) if v is not None]

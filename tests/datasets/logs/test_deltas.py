@@ -1,0 +1,77 @@
+"""Which pairs of provider calls are usable deltas, and the thinking their later prompt carries."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from ctxlab.datasets.logs.deltas import (
+    THINKING_LOOP,
+    THINKING_UNKNOWN,
+    delta_spans,
+    keeps_thinking,
+    reason_counts,
+    usable_spans,
+)
+from ctxlab.errors import CtxlabError
+from ctxlab.messages import Conversation
+from tests.provider_logs import MODEL, billed_log, calls_for, true_tokens
+
+PACKAGE = Path(__file__).parents[3] / "ctxlab"
+
+
+@pytest.mark.parametrize(("model", "keeps"), [
+    ("claude-opus-4-6", True), ("claude-opus-4-5-20251101", True), ("anthropic/claude-opus-4.5", True),
+    ("claude-fable-5-1", True), ("claude-sonnet-5", True), ("claude-opus-4-1-20250805", False),
+    ("claude-opus-4-20250514", False), ("claude-sonnet-4-5-20250929", False), ("claude-3-7-sonnet-20250219", False),
+    ("gpt-5-codex", False), ("unknown", False)])
+def test_which_models_keep_earlier_thinking_in_the_prompt(model, keeps):
+    assert keeps_thinking(model) is keeps
+
+
+def with_thinking(model: str, thinking: list[dict]) -> Conversation:
+    log = billed_log(8)
+    return Conversation(log.id, log.messages, meta={"provider_calls": calls_for(log.messages, model=model),
+                                                    "thinking": thinking})
+
+
+def test_thinking_is_counted_in_the_span_for_models_that_keep_it():
+    log = billed_log(8)
+    first = delta_spans(log)[0]
+    note = {"message_id": log.messages[first.start].id, "text": "Let me read the file first."}
+    kept = delta_spans(with_thinking("claude-opus-4-6", [note]))
+    assert kept[0].skipped is None and kept[0].thinking == ("Let me read the file first.",)
+    assert all(s.thinking == () for s in kept[1:])
+    stripped = delta_spans(with_thinking("claude-sonnet-4-5", [note]))
+    assert stripped[0].skipped == THINKING_LOOP and stripped[0].thinking == ()
+    redacted = delta_spans(with_thinking("claude-opus-4-6", [{**note, "text": "", "redacted": True}]))
+    assert redacted[0].skipped == THINKING_UNKNOWN
+
+
+def test_reasons_are_counted_and_named_when_nothing_is_usable():
+    log = billed_log(9)
+    calls = [dict(c) for c in log.meta["provider_calls"]]
+    calls[2]["model"] = "gpt-5"
+    spans = delta_spans(Conversation(log.id, log.messages, meta={"provider_calls": calls}))
+    assert reason_counts(spans) == {"different model": 2}
+    assert all(s.actual == sum(true_tokens(m) for m in log.messages[s.start:s.end]) for s in spans if not s.skipped)
+    with pytest.raises(CtxlabError, match=rf"{MODEL} \(\d+ usable of \d+ pairs\)"):
+        usable_spans([log], "provider:gpt-4o")
+
+
+def imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    return found | {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+
+
+@pytest.mark.parametrize(("folder", "above"), [
+    ("tokens", ("ctxlab.datasets", "ctxlab.metrics", "ctxlab.strategies", "ctxlab.summarize", "ctxlab.store")),
+    ("datasets/logs", ("ctxlab.metrics", "ctxlab.strategies", "ctxlab.replay", "ctxlab.analysis", "ctxlab.cli")),
+])
+def test_no_import_points_up_from_the_delta_and_calibration_layers(folder, above):
+    for path in (PACKAGE / folder).glob("*.py"):
+        bad = sorted(m for m in imports(path) if m.startswith(above))
+        assert not bad, f"{path.relative_to(PACKAGE)} imports {bad}"

@@ -1,0 +1,116 @@
+"""The importers and the provider calibration on real agent logs (``<project root>/../shared/reallogs``,
+sources and measured facts in its README). The folder exists beside the clone in CI: a missing
+folder is a failure with its path, never a skip. A checkout elsewhere (a git worktree) points
+``CTXLAB_REALLOGS`` at the folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ctxlab.datasets import load_conversations
+from ctxlab.datasets.logs.deltas import delta_spans
+from ctxlab.messages import Conversation
+from ctxlab.metrics.calibration import fit_provider_calibration, observations
+from ctxlab.metrics.provider import estimate_span
+from ctxlab.tokens import get_counter
+from ctxlab.tokens.calibrated import OUTLIER_ERROR, CalibratedCounter
+
+REAL = Path(os.environ.get("CTXLAB_REALLOGS") or Path(__file__).resolve().parents[3].parent / "shared" / "reallogs")
+SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
+OPUS = "provider:claude-opus-4-6"
+SEEDS = ("chars4", "chars2", "chars3", "ascii_cjk")
+
+
+@pytest.fixture(scope="module")
+def real() -> Path:
+    assert REAL.is_dir(), (f"the real agent logs are missing: expected {REAL} (shared/reallogs beside the "
+                           "project, or CTXLAB_REALLOGS)")
+    return REAL
+
+
+@pytest.fixture(scope="module")
+def claude(real: Path) -> dict[str, Conversation]:
+    return {c.id: c for c in load_conversations(str(real / "claude_code"))}
+
+
+def mape(counter, pairs) -> float:
+    return float(np.mean([abs(estimate_span(counter, c, s) - s.actual) / s.actual for c, s in pairs]))
+
+
+def test_the_claude_code_folder_is_two_conversations_with_what_the_model_saw(claude):
+    """The compaction agent's log is not a conversation: it gives the main session the hook output
+    the main log left out and the compaction's own log."""
+    assert sorted(claude) == [SESSION, f"{SESSION}:a2898e3"]
+    main = claude[SESSION]
+    assert len(main.meta["provider_calls"]) == 139  # distinct message ids (the README's count)
+    assert sum(len(m.tool_calls) for m in main.messages) == 150
+    assert sum(m.role == "tool" and not m.id.endswith(":no-result") for m in main.messages) == 150
+    hooks = [m for m in main.messages if m.text.startswith("<system-reminder>\nPostToolUse:")]
+    assert len(hooks) == 3 and sum("hook output the model saw" in r for r in main.meta["repairs"]) == 3
+    assert main.meta["compactions"][0]["agent_log"] == "agent-acompact-e1f845.jsonl"
+    assert main.meta["compactions"][0]["tokens_before"] == 170251
+    final = next(c for c in main.meta["provider_calls"] if main.messages[c["index"]].id.endswith("5GJvwVrD"))
+    assert final["output_tokens"] == 299  # the last record of the message id, not a streaming partial's 10
+    assert not any(m.text and not m.text.strip() for m in main.messages)
+
+
+def test_most_pairs_of_the_real_session_are_usable_with_the_thinking_counted(claude):
+    spans = delta_spans(claude[SESSION])
+    usable = [s for s in spans if s.skipped is None]
+    assert len(usable) / len(spans) >= 0.7, (len(usable), len(spans))
+    assert sum(bool(s.thinking) for s in usable) >= 10  # claude-opus-4-6 keeps earlier thinking
+    assert {s.skipped for s in spans} - {None} == {"a compaction between the calls"}
+
+
+def test_a_calibration_fitted_on_one_real_session_predicts_another(claude):
+    """Fitted on the main session (claude-opus-4-6), predicting its subagent's session
+    (claude-sonnet-4-5, a separate log), against the seed estimators on the same deltas."""
+    calibration = fit_provider_calibration([claude[SESSION]], OPUS)
+    other = observations([claude[f"{SESSION}:a2898e3"]], "provider:*").pairs
+    assert len(other) == 11
+    new, seeds = mape(CalibratedCounter(calibration), other), {s: mape(get_counter(s), other) for s in SEEDS}
+    assert new <= 0.20 and new < 0.7 * min(seeds.values()), (new, seeds)
+
+
+def test_a_calibration_on_the_first_half_predicts_the_second(claude):
+    """The real session split in two by time (the closest real data to a pi session: none small
+    enough to copy here, see tests/reallogs_extra/pi/README.md)."""
+    data = observations([claude[SESSION]], OPUS)
+    half = len(data.actual) // 2
+    first = data._replace(pairs=data.pairs[:half], rows=data.rows[:half], actual=data.actual[:half],
+                          labels=data.labels[:half])
+    calibration = fit_provider_calibration(first, OPUS)
+    later = data.pairs[half:]
+    new, seeds = mape(CalibratedCounter(calibration), later), {s: mape(get_counter(s), later) for s in SEEDS}
+    assert new <= 0.20 and new < 0.7 * min(seeds.values()), (new, seeds)
+    assert calibration.heldout_mape is not None and calibration.heldout_mape < 100 * min(seeds.values())
+
+
+def test_the_deltas_the_fit_cannot_explain_are_named(claude):
+    calibration = fit_provider_calibration([claude[SESSION]], OPUS)
+    assert calibration.outliers and all(abs(o.estimate - o.actual) / o.actual > OUTLIER_ERROR
+                                        for o in calibration.outliers)
+    assert all(o.span.startswith(f"{SESSION} delta:") for o in calibration.outliers)
+
+
+def test_openhands_edits_are_what_the_model_received(real):
+    convs = {c.id: c for c in load_conversations(str(real / "openhands"))}
+    for name, ids in (("basic", ["4"]), ("basic_gui_mode", ["10", "12"])):
+        results = {m.id: m.content for m in convs[name].messages if m.role == "tool"}
+        assert all(results[i].startswith("File created successfully at: /workspace/") for i in ids)
+        assert len(convs[name].meta["repairs"]) == len(ids)
+
+
+def test_swe_agent_keeps_the_history_it_sent(real):
+    """Summing the full history per call with cl100k_base gives the tokens the runs report as sent."""
+    cl100k = get_counter("cl100k_base")
+    for conv in load_conversations(str(real / "swe_agent")):
+        history = conv.messages
+        assistants = [i for i, m in enumerate(history) if m.role == "assistant"]
+        sent = sum(cl100k.count_messages(history[:i]) for i in assistants)
+        reported = conv.meta["usage_total"]["prompt_tokens"]
+        assert abs(sent - reported) / reported < 0.002, (conv.id, sent, reported)
