@@ -147,10 +147,28 @@ def stored_unit(db: Db, run_id: str, dataset: str, conversation_id: str, label: 
                 & (unit["budget"] == budget) & (unit["mode"] == "final")]
 
 
+@st.cache_data(ttl=TTL, show_spinner=False)
+def session_costs(db: Db, run_id: str, dataset: str | None = None) -> pd.DataFrame:
+    """What each session cost per variant, budget and price model (empty when the run priced nothing)."""
+    return _read(db, store.session_costs, run_id, dataset=dataset)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def unit_costs(db: Db, run_id: str, dataset: str, price_model: str) -> pd.DataFrame:
+    """Every priced call of a run's sessions under one price model."""
+    return _read(db, store.unit_costs, run_id, dataset=dataset, price_model=price_model)
+
+
 @st.cache_data(ttl=TTL, show_spinner="Building the policy front...")
-def policy_front(db: Db, run_id: str, dataset: str | None, reference: str, window: int) -> pd.DataFrame:
-    """`ctxlab.analysis.recommend.frontier` of a run's per-turn units at one window."""
+def policy_front(db: Db, run_id: str, dataset: str | None, reference: str, window: int,
+                 price_model: str | None = None) -> pd.DataFrame:
+    """`ctxlab.analysis.recommend.frontier` of a run's per-turn units at one window (with the mean
+    session cost under `price_model` when given)."""
     from ctxlab.analysis.recommend import frontier
 
     df = results(db, run_id, dataset)
-    return frontier(df[df["budget"] == window], reference)
+    costs = None
+    if price_model is not None:
+        costs = session_costs(db, run_id, dataset)
+        costs = costs[(costs["price_model"] == price_model) & (costs["budget"] == window)]
+    return frontier(df[df["budget"] == window], reference, costs)

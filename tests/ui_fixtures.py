@@ -46,6 +46,9 @@ def xss_record() -> dict:
     }
 
 
+PRICE_MODELS = ("claude-sonnet-4-5", "gpt-5")
+
+
 def build_demo_db(folder: Path) -> Path:
     """Replay the small demo into ``folder/ui-demo.duckdb`` (in this process: quick and quiet)."""
     from ctxlab.replay import ReplayConfig, replay
@@ -56,7 +59,7 @@ def build_demo_db(folder: Path) -> Path:
     db = folder / "ui-demo.duckdb"
     replay(ReplayConfig(["sample:agent_sessions", "sample:chats", str(xss)], (), BUDGETS, counters=["o200k_base", "seed"],
            references=["o200k_base", "cl100k_base"], modes=["final", "per-turn"], db=str(db), workers=0,
-           limit=LIMIT, name="ui-demo", skip_invalid=True))
+           limit=LIMIT, name="ui-demo", skip_invalid=True, price_models=PRICE_MODELS))
     return db
 
 

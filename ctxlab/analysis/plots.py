@@ -291,7 +291,7 @@ def policy_front(front: pd.DataFrame, *, x: str = "tokens_sent", xlabel: str = "
     Args:
         front: `ctxlab.analysis.recommend.frontier` (label, counter, tokens_sent, fact_recall,
             recall_low, recall_high, orphan_rate, overflow_rate, on_front; or another `x` column).
-        x: the cost axis column (tokens sent, or dollars).
+        x: the cost axis column: ``tokens_sent``, or ``cost_usd`` (its front is ``on_cost_front``).
         chosen: the recommended policy's label, ringed.
     """
     title = "Policies turn by turn: facts kept against what every call sends"
@@ -308,7 +308,7 @@ def policy_front(front: pd.DataFrame, *, x: str = "tokens_sent", xlabel: str = "
                         fmt="o", ms=7, color=color, mfc="white" if rejected else color, capsize=2, lw=0.8)
             ax.annotate(f"{row.label}", (getattr(row, x), row.fact_recall), fontsize=7, xytext=(6, 4),
                         textcoords="offset points")
-        on = points[points["on_front"]].sort_values(x)
+        on = points[points["on_cost_front" if x == "cost_usd" else "on_front"]].sort_values(x)
         ax.step(on[x], on["fact_recall"], where="post", color="black", lw=1.2, alpha=0.5, label="Pareto front")
         if chosen is not None and chosen in set(points["label"]):
             pick = points[points["label"] == chosen].iloc[0]
@@ -318,6 +318,31 @@ def policy_front(front: pd.DataFrame, *, x: str = "tokens_sent", xlabel: str = "
         ax.set_ylabel("fact recall, pooled over calls (95% CI over sessions)")
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         ax.legend(loc="lower right", fontsize=8)
+        return _finish(fig, title)
+
+
+def session_cost(calls: pd.DataFrame, *, price_model: str) -> Figure:
+    """One session's cost call by call per policy (left) and the cache tokens behind it (right:
+    writes solid, reads dashed): a policy that rewrites the front of its prompt writes again.
+
+    Args:
+        calls: `ctxlab.analysis.costs.cumulative` of one session (call, cost_cum, read_cum, write_cum).
+    """
+    title = f"Cost of one session over its calls ({price_model}, prompt caching)"
+    if calls.empty:
+        return _empty(title, "no priced calls for this session (replay --mode per-turn --price-model MODEL)")
+    with _style():
+        fig, (left, right) = _figure(ncols=2, width=11.0, height=4.6)
+        for (label, counter, budget), part in calls.groupby(["label", "counter", "budget"], observed=True, sort=True):
+            color, name = strategy_color(str(label)), f"{label} [{counter}] @{_tokens(budget)}"
+            left.plot(part["call"], part["cost_cum"], color=color, lw=1.4, label=name)
+            right.plot(part["call"], part["write_cum"], color=color, lw=1.4)
+            right.plot(part["call"], part["read_cum"], color=color, lw=1.0, ls="--")
+        left.set_xlabel("call")
+        left.set_ylabel("cumulative cost (USD)")
+        right.set_xlabel("call")
+        right.set_ylabel("cumulative cache tokens (solid: written, dashed: read)")
+        left.legend(fontsize=7, loc="upper left")
         return _finish(fig, title)
 
 

@@ -30,6 +30,9 @@ def recommend(
     limit: Limit = None,
     workers: Annotated[int, typer.Option(help="Worker processes (0 = in this process).")] = DEFAULT_WORKERS,
     skip_invalid: SkipInvalid = False,
+    price_model: Annotated[str | None, typer.Option(
+        help="Also price every call by this litellm model with prompt caching, and show the front by dollars.",
+        show_default=False)] = None,
 ) -> None:
     """Which context policy keeps the most of what matters on your sessions, and what it sends.
 
@@ -44,14 +47,21 @@ def recommend(
 
     config = ReplayConfig(tuple(sources), tuple(strategy or deterministic_strategies()), (window,), counters=(SEED,),
                           references=(reference,), modes=("per-turn",), estimators=(), db=db or store.default_db(),
-                          workers=workers, limit=limit, name=f"recommend-{window}", skip_invalid=skip_invalid)
+                          workers=workers, limit=limit, name=f"recommend-{window}", skip_invalid=skip_invalid,
+                          price_models=(price_model,) if price_model else ())
     summary = run_replay(config)
     with store.reading(summary.db) as con:
-        front = frontier(frames.results(con, summary.run_id, mode="per-turn"), reference)
+        costs = store.session_costs(con, summary.run_id) if price_model else None
+        front = frontier(frames.results(con, summary.run_id, mode="per-turn"), reference, costs)
     shown = front.assign(front=front["on_front"].map({True: "*", False: ""}))
+    headers = dict(FRONT_HEADERS)
+    if costs is not None:
+        shown["cost_usd"] = front["cost_usd"].map("${:,.4f}".format)
+        shown["cost_front"] = front["on_cost_front"].map({True: "*", False: ""})
+        headers |= {"cost_usd": f"$ / session ({price_model})", "cost_front": "$ front"}
     out = console()
     out.print(df_table(shown, f"Policies at a {window:,}-token window, turn by turn ({reference} counts; "
-                              "* = on the Pareto front of recall vs tokens sent)", FRONT_HEADERS))
+                              "* = on the Pareto front of recall vs tokens sent)", headers))
     choice = pick(front)
     if choice is None:
         out.print("[yellow]no policy produced results to compare[/yellow]")

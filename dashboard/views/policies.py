@@ -19,11 +19,16 @@ reference = st.sidebar.selectbox("Reference tokenizer", refs, key="policy_refere
 windows = sorted(int(b) for b in turns["budget"].unique())
 window = st.select_slider("Window (tokens)", windows, value=windows[-1], key="policy_window") \
     if len(windows) > 1 else windows[0]
-front = data.policy_front(db, run_id, dataset, reference, window)
+models = sorted(data.session_costs(db, run_id, dataset)["price_model"].unique())
+axis = st.radio("Cost axis", ["tokens sent", *(f"$ with {m}" for m in models)], horizontal=True, key="policy_axis")
+price_model = models[[f"$ with {m}" for m in models].index(axis)] if axis != "tokens sent" else None
+front = data.policy_front(db, run_id, dataset, reference, window, price_model)
 choice = R.recommend(front)
 if choice is not None:
     st.success(f"**Recommended: {ui.md(choice.label)}** ({ui.md(choice.counter)}). {ui.md(choice.evidence)}")
-png = ui.show(P.policy_front(front, chosen=choice.label if choice else None))
+x, xlabel = ("cost_usd", f"$ per session ({price_model}, prompt caching)") if price_model else \
+    ("tokens_sent", "tokens sent per session")
+png = ui.show(P.policy_front(front, x=x, xlabel=xlabel, chosen=choice.label if choice else None))
 st.dataframe(front, hide_index=True, width="stretch",
              column_config=ui.percent_columns(front, ["fact_recall", "recall_low", "recall_high", "orphan_rate",
                                                       "overflow_rate"]))

@@ -14,7 +14,7 @@ from tests.ui_fixtures import XSS_IMG, XSS_SCRIPT, build_resultless_db
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "dashboard" / "app.py"
-PAGES = ("runs", "comparison", "estimators", "summaries", "tuning", "explorer", "policies")
+PAGES = ("runs", "comparison", "estimators", "summaries", "tuning", "explorer", "policies", "costs")
 TIMEOUT = 60
 
 
@@ -38,7 +38,7 @@ def test_every_page_renders(page: str, demo_db: Path, monkeypatch: pytest.Monkey
     assert at.title[0].value
     if page != "runs":
         assert at.dataframe, "each page shows its table"
-    if page in ("comparison", "estimators", "summaries", "tuning", "policies"):
+    if page in ("comparison", "estimators", "summaries", "tuning", "policies", "costs"):
         assert len(at.image) >= 1, "each analysis page shows a figure"
         labels = [b.label for b in at.get("download_button")]
         assert "Download table (CSV)" in labels and "Download figure (PNG)" in labels
@@ -198,3 +198,28 @@ def test_policy_page_shows_the_front_and_the_recommendation(demo_db: Path, monke
     at.select_slider(key="policy_window").set_value(int(smallest)).run()
     no_errors(at)
     assert (at.dataframe[0].value["budget"] == int(smallest)).all()
+
+
+def test_policy_front_by_dollars_uses_the_cost_front(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
+    at = open_app(monkeypatch, demo_db, "policies")
+    axis = at.radio(key="policy_axis")
+    assert axis.options == ["tokens sent", "$ with claude-sonnet-4-5", "$ with gpt-5"]
+    axis.set_value("$ with gpt-5").run()
+    no_errors(at)
+    shown = at.dataframe[0].value
+    assert shown["cost_usd"].notna().all() and shown["on_cost_front"].any()
+
+
+def test_session_cost_page_shows_cheapest_policy_and_one_session(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
+    at = open_app(monkeypatch, demo_db, "costs")
+    no_errors(at)
+    table = at.dataframe[0].value
+    assert at.metric[0].value == f"${table['cost_usd'].min():,.4f}"
+    assert (table["cache_read_tokens"] + table["cache_write_tokens"] > 0).all()
+    at.selectbox(key="cost_model").set_value("gpt-5").run()
+    no_errors(at)
+    assert (at.dataframe[0].value["cache_write_tokens"] == 0).all()  # OpenAI bills no cache writes
+    sessions = at.selectbox(key="cost_session").options
+    at.selectbox(key="cost_session").select_index(len(sessions) - 1).run()
+    no_errors(at)
+    assert len(at.image) == 1

@@ -25,7 +25,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 PAGES = (("", "Dataset fingerprints", "runs"), ("comparison", "Mean retained ratio", "comparison"),
          ("estimators", "Break down by", "estimators"), ("summaries", "Read a summary", "summaries"),
          ("tuning", "Target fact recall", "tuning"), ("explorer", "Read messages that were", "explorer"),
-         ("policies", "requests a provider rejects", "policies"))
+         ("policies", "requests a provider rejects", "policies"), ("costs", "pays writes again", "costs"))
 RENDER_TIMEOUT_MS = 90_000
 
 
