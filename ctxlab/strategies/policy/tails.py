@@ -5,8 +5,9 @@ the compactable body (after the head, and after previous summaries a policy fold
 ``tail_value`` is the tail's size and ``tail_counter`` the agent counter it is measured with:
 
 - ``all``: keep everything (for masking policies);
-- ``none``: keep nothing after the head; fold the body from its last summary message on
-  (inspect_ai ``CompactionSummary``: the summary and what followed it are summarized again);
+- ``none``: keep nothing after the head; fold the head (kept, but shown to the summarizer) and the
+  body from its last summary message on (inspect_ai ``CompactionSummary``: system + input + the
+  summary and what followed it are summarized again);
 - ``recent_tokens``: pi-mono ``findCutPoint``: walk back from the newest message summing the
   counter until ``tail_value`` tokens, then snap; a cut inside a turn splits it (``split_turns``);
 - ``recent_messages``: LangChain ``keep=("messages", n)``: the last n messages, snapped;
@@ -40,7 +41,8 @@ def keep_none(job: Job, head: int, start: int) -> Selection | None:
     last = next((i for i in range(len(messages) - 1, start - 1, -1) if messages[i].mark == "summary"), start)
     if last >= len(messages):
         return None
-    return Selection(tuple(range(head)), fold=tuple(range(last, len(messages))))
+    # inspect_ai summarizes system + input + conversation: the head is context for the summarizer
+    return Selection(tuple(range(head)), fold=(*range(head), *range(last, len(messages))))
 
 
 def recent_tokens(job: Job, head: int, start: int) -> Selection | None:
