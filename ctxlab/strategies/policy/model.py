@@ -34,7 +34,7 @@ from ctxlab.messages import Message
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
 from ctxlab.strategies.policy import cuts, integrity, mask, summary, tails, voices, window
 from ctxlab.strategies.policy.events import event_sizes
-from ctxlab.strategies.policy.job import Job
+from ctxlab.strategies.policy.job import Job, Selection
 from ctxlab.summarize import Summarizer
 
 MIDDLES = ("drop", "mask", "summarize")
@@ -110,6 +110,14 @@ class Policy(BaseStrategy):
         limit = window.threshold(self.trigger, self.trigger_value, job.window, self.trigger_inclusive)
         if not self._fires(job, limit):
             return Plan(request.messages, summary=self._summary_of(request.messages))
+        job, text, events = self._compact(job, limit)
+        if job.messages is request.messages:
+            return Plan(request.messages, events, summary=self._summary_of(request.messages))
+        events += integrity.exceptions(request.messages, job.messages)
+        return Plan(job.messages, events, summary=text if text is not None else self._summary_of(job.messages))
+
+    def _compact(self, job: Job, limit: window.Threshold) -> tuple[Job, str | None, list[Event]]:
+        """Up to `passes` compactions, while each still ends over the threshold and makes progress."""
         events: list[Event] = []
         text = None
         for n in range(self.passes):
@@ -117,19 +125,16 @@ class Policy(BaseStrategy):
             if step is None:
                 break
             messages, step_text, step_events = step
-            events += step_events
             text = step_text if step_text is not None else text
             before = job.total(self.trigger_counter)
-            job = Job(self, request, tuple(messages), job.window)
+            job = Job(self, job.request, tuple(messages), job.window)
             after = job.total(self.trigger_counter)
-            events.append(Event("policy.compacted", {"pass": n + 1, "tokens_before": before, "tokens_after": after,
-                                                     "threshold": limit.tokens, "window": job.window}))
+            events += [*step_events, Event("policy.compacted", {
+                "pass": n + 1, "tokens_before": before, "tokens_after": after, "threshold": limit.tokens,
+                "window": job.window})]
             if not limit.fires(after) or after >= before:
                 break
-        if job.messages is request.messages:
-            return Plan(request.messages, events, summary=self._summary_of(request.messages))
-        events += integrity.exceptions(request.messages, job.messages)
-        return Plan(job.messages, events, summary=text if text is not None else self._summary_of(job.messages))
+        return job, text, events
 
     def _fires(self, job: Job, limit: window.Threshold) -> bool:
         if self.trigger_events and sum(event_sizes(job.messages)) > self.trigger_events:
@@ -138,33 +143,38 @@ class Policy(BaseStrategy):
 
     def _pass(self, job: Job) -> tuple[list[Message], str | None, list[Event]] | None:
         """One compaction of `job.messages`: (messages, summary text, events), None when nothing to do."""
-        messages = job.messages
-        head = cuts.head_end(messages, self.head)
+        head = cuts.head_end(job.messages, self.head)
         start = head
-        while self.fold_previous and start < len(messages) and messages[start].mark == "summary":
+        while self.fold_previous and start < len(job.messages) and job.messages[start].mark == "summary":
             start += 1
         sel = tails.select(job, self.tail, head, start)
         if sel is None or (self.middle == "summarize" and not (sel.fold or sel.prefix)):
             return None
-        sel = sel._replace(fold=(*range(head, start), *sel.fold))
-        keep = set(sel.keep) if self.drops_pinned else set(sel.keep) | job.pinned
-        keep = self._strip_trailing(job, keep)
-        replaced = dict(sel.replaced)
-        if self.middle == "mask":
-            kept = sorted(keep)
-            masked = mask.clear_tool_results([messages[i] for i in kept], self.mask_keep, self.mask_placeholder,
-                                             self.mask_order)
-            replaced.update({kept[i]: m for i, m in masked.items()})
-        note, events = None, []
-        if self.middle == "summarize":
-            done = summary.summarize(job, sel.fold, sel.prefix, self.engine)
-            gone = [i for i in (*sel.fold, *sel.prefix) if i not in keep]
-            note = summary.message(job, done.text, gone) if done.text else None
-            events = _call_events(done)
+        sel = sel._replace(fold=(*range(head, start), *sel.fold))  # earlier summaries merge into the new one
+        keep = self._strip_trailing(job, set(sel.keep) if self.drops_pinned else set(sel.keep) | job.pinned)
+        replaced = {**sel.replaced, **self._masks(job, keep)}
+        note, events = self._summary(job, sel, keep)
         out = summary.place(job, keep, replaced, note, self.placement, head, sel.anchor)
-        if tuple(out) == messages:
+        if tuple(out) == job.messages:
             return None
         return out, (summary_text(note, self.voice) if note else None), events
+
+    def _masks(self, job: Job, keep: set[int]) -> dict[int, Message]:
+        """The cleared tool results among the kept messages (middle ``mask``)."""
+        if self.middle != "mask":
+            return {}
+        kept = sorted(keep)
+        masked = mask.clear_tool_results([job.messages[i] for i in kept], self.mask_keep, self.mask_placeholder,
+                                         self.mask_order)
+        return {kept[i]: m for i, m in masked.items()}
+
+    def _summary(self, job: Job, sel: Selection, keep: set[int]) -> tuple[Message | None, list[Event]]:
+        """The summary message of the fold (middle ``summarize``) and its LLM calls' events."""
+        if self.middle != "summarize":
+            return None, []
+        done = summary.summarize(job, sel.fold, sel.prefix, self.engine)
+        gone = [i for i in (*sel.fold, *sel.prefix) if i not in keep]
+        return (summary.message(job, done.text, gone) if done.text else None), _call_events(done)
 
     def _strip_trailing(self, job: Job, keep: set[int]) -> set[int]:
         """inspect_ai: drop trailing assistant messages (one, or all) that are not pinned."""
