@@ -56,16 +56,9 @@ def summarize(job: Job, fold: Sequence[int], prefix: Sequence[int], summarizer: 
     """Summarize ``messages[fold]`` (and a split turn's ``messages[prefix]``) in the policy's voice."""
     p, messages = job.policy, job.messages
     voice = VOICES[p.voice]
-    chunk = [_raw(voice, messages[i]) for i in fold]
-    previous = None
-    if voice.merges:
-        previous = "\n\n".join(m.text for m in chunk if m.mark == "summary") or None
-        chunk = [m for m in chunk if m.mark != "summary"]
-    if p.summary_input_tokens:  # LangChain trims what it sends to the summarizer
-        chunk = [m for _, m in trim_last(chunk, p.summary_input_tokens, job.counter(p.trigger_counter),
-                                         allow_partial=True)]
-        if not chunk:
-            return Summary(voice.empty)
+    chunk, previous = _inputs(job, fold, voice)
+    if p.summary_input_tokens and not chunk:
+        return Summary(voice.empty)
     counter, calls, errors = job.request.counter, [], []
     history = ""
     if chunk or previous:
@@ -78,6 +71,20 @@ def summarize(job: Job, fold: Sequence[int], prefix: Sequence[int], summarizer: 
     if voice.file_tags:
         text += _file_tags([*chunk, *(messages[i] for i in prefix)], previous)
     return Summary(text, tuple(calls), "; ".join(errors) or None)
+
+
+def _inputs(job: Job, fold: Sequence[int], voice: Voice) -> tuple[list[Message], str | None]:
+    """The messages to summarize and, for a merging voice, the earlier summary apart."""
+    p = job.policy
+    chunk = [_raw(voice, job.messages[i]) for i in fold]
+    previous = None
+    if voice.merges:
+        previous = "\n\n".join(m.text for m in chunk if m.mark == "summary") or None
+        chunk = [m for m in chunk if m.mark != "summary"]
+    if p.summary_input_tokens:  # LangChain trims what it sends to the summarizer
+        chunk = [m for _, m in trim_last(chunk, p.summary_input_tokens, job.counter(p.trigger_counter),
+                                         allow_partial=True)]
+    return chunk, previous
 
 
 def _raw(voice: Voice, message: Message) -> Message:
