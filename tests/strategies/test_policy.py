@@ -118,6 +118,8 @@ def test_a_composition_that_can_orphan_results_must_be_declared() -> None:
         get_strategy("policy", tail="recent_messages", tail_value=3.0)
     with pytest.raises(CtxlabError, match="one of"):
         get_strategy("policy", tail="newest")
+    with pytest.raises(CtxlabError, match="unknown model"):
+        get_strategy("pi", model="no-such-model-xyz")
     assert get_strategy("langchain_trim", start_on_user=False).breaks_tool_pairs
 
 

@@ -90,6 +90,7 @@ class Policy(BaseStrategy):
                 raise ValueError(f"{name} must be one of {', '.join(valid)}, not {getattr(self, name)!r}")
         if self.passes < 1 or self.summary_max_tokens < 1:
             raise ValueError("passes and summary_max_tokens must be at least 1")
+        window.window_of(1, self.context_window, self.model)  # an unknown model fails now, not mid-replay
         if self.may_break_tool_pairs and not self.breaks_tool_pairs:
             raise ValueError(f"tail={self.tail} with snap={self.snap} can orphan tool results; use a snap (or "
                              "repair_orphans, start_on_user), or a preset class that declares breaks_tool_pairs")
