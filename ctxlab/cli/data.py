@@ -3,6 +3,7 @@ generate. They parse, call the library, and print with rich; no logic worth repe
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -41,6 +42,11 @@ COUNTER_NOTES = {
     "calibrated": "character-class model fitted by ctxlab against o200k_base",
     "calibrated:<ref|path>": "the calibrated model for another reference or a calibration file",
     "hf:<tokenizer.json>": "any Hugging Face tokenizer file + OpenAI chat overhead",
+    "pi_chars4": "pi-mono estimateTokens: ceil(UTF-16 chars / 4) per message, calls as JSON",
+    "codex_bytes4": "Codex approx_token_count: ceil(UTF-8 bytes / 4)",
+    "langchain_approx": "LangChain count_tokens_approximately: ceil(chars / 4) + 3 per message",
+    "langchain_approx_claude": "LangChain's Anthropic setting: ceil(chars / 3.3) + 3 per message",
+    "inspect_o200k": "inspect_ai count_text_tokens: o200k_base x 1.1 per message, tools as JSON",
 }
 
 
@@ -229,7 +235,10 @@ def counters() -> None:
 
 
 @command()
-def strategies() -> None:
+def strategies(
+    details: Annotated[bool, typer.Option("--details", help="Only the parameters a preset changes, and its source.")
+                       ] = False,
+) -> None:
     """List the registered compression strategies with their parameters and defaults."""
     from ctxlab.strategies import get_strategy, list_strategies, strategy_params
 
@@ -237,11 +246,18 @@ def strategies() -> None:
     table.columns[1].overflow = "fold"
     for name in list_strategies():
         strategy = get_strategy(name)
-        params = ", ".join(f"{k}={v!r}" for k, v in strategy_params(name).items()) or "(no parameters)"
-        doc = (type(strategy).__doc__ or "").strip().splitlines()
+        params = strategy_params(name)
+        base = type(strategy).__mro__[1]
+        if details and getattr(strategy, "source", None) is not None and dataclasses.is_dataclass(base):
+            inherited = {f.name: f.default for f in dataclasses.fields(base)}
+            params = {k: v for k, v in params.items() if inherited.get(k, object()) != v}
+        shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "(no parameters)"
+        doc = (getattr(strategy, "about", "") or (type(strategy).__doc__ or "").strip()).splitlines()
         seed = getattr(strategy, "seed_counter", None)
+        source = getattr(strategy, "source", None) if details else None
         table.add_row(f"[bold]{name}[/]" + (f"\n[dim]counter {seed}[/]" if seed else ""),
-                      f"{doc[0] if doc else ''}\n[dim]{escape(params)}[/]")
+                      f"{escape(doc[0]) if doc else ''}\n[dim]{escape(shown)}[/]"
+                      + (f"\n[cyan]source:[/] {escape(str(source))}" if source else ""))
     console().print(table)
 
 
