@@ -55,9 +55,26 @@ def test_report_escapes_dataset_text(report: str):
 
 def test_report_has_every_section(report: str):
     for heading in ("Run spec", "Headline", "1. Strategy comparison", "2. Estimator error",
-                    "3. Summary quality, drift and cost", "4. Budget tuning", "Skipped inputs",
-                    "Example conversations"):
+                    "3. Summary quality, drift and cost", "4. Budget tuning", "5. Which policy",
+                    "6. What a session costs, with prompt caching", "Skipped inputs", "Example conversations"):
         assert f">{heading}</h3>" in report, heading
+
+
+def test_report_names_the_cheapest_policy_per_dataset_under_each_price_model(report: str, demo_db: Path):
+    from ctxlab import store
+    from ctxlab.analysis.costs import cheapest
+    from ctxlab.analysis.recommend import frontier, recommend
+
+    with store.reading(demo_db) as con:
+        run = store.resolve_run(con, "ui-demo")
+        rows = cheapest(store.session_costs(con, run))
+        results = store.results(con, run, mode="per-turn")
+    assert set(rows["price_model"]) == {"claude-sonnet-4-5", "gpt-5"} and len(rows) >= 4
+    section = report.split("6. What a session costs")[1]
+    for row in rows.itertuples():
+        assert f"<td class=\"l\">{row.price_model}</td><td class=\"l\">{row.label}</td>" in section, row
+    choice = recommend(frontier(results[results["budget"] == results["budget"].max()], "o200k_base"))
+    assert choice is not None and f"Recommended: {choice.label}" in report.split("5. Which policy")[1]
     assert report.count('<img class="fig"') >= 12
     for fate in ("kept", "dropped"):
         assert f'class="fate {fate}"' in report

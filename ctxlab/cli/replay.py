@@ -102,6 +102,23 @@ def print_estimators(db: str, run_id: str, reference: str = "o200k_base") -> Non
                                      "actual; undercounts overflow real windows)", columns))
 
 
+def print_costs(db: str, run_id: str) -> None:
+    """Per dataset and price model, the cheapest policy per session with prompt caching."""
+    from ctxlab import store
+    from ctxlab.analysis.costs import cheapest
+
+    with store.reading(db) as con:
+        table = cheapest(store.session_costs(con, run_id))
+    if table.empty:
+        return
+    shown = table.assign(cost_usd=table["cost_usd"].map("${:,.4f}".format),
+                         baseline_cost_usd=table["baseline_cost_usd"].map("${:,.4f}".format),
+                         saving=table["saving"].map("{:.0%}".format))
+    console().print(df_table(shown, "Cheapest policy per session with prompt caching (per-turn run)", {
+        "dataset": "dataset", "price_model": "price model", "label": "policy", "counter": "counter",
+        "budget": "window", "cost_usd": "$ / session", "baseline_cost_usd": "$ uncompressed", "saving": "saving"}))
+
+
 def run_replay(config: ReplayConfig) -> Any:
     """Run a replay with a progress bar; Ctrl-C ends it cleanly (the same command resumes)."""
     from ctxlab.replay import ReplayInterrupted, RichProgress, replay
@@ -225,7 +242,7 @@ def demo(
     report: Annotated[str, typer.Option(help="Where to write the HTML report.")] = "reports/report.html",
 ) -> None:
     """Replay the bundled samples through every strategy, both modes, write the db and the report."""
-    from ctxlab.bench import DEMO_PER_TURN_BUDGETS, DEMO_SOURCES, demo_references
+    from ctxlab.bench import DEMO_PER_TURN_BUDGETS, DEMO_PRICE_MODELS, DEMO_SOURCES, demo_references
 
     refs = demo_references()
     per_turn = per_turn_limit if per_turn_limit is not None else limit
@@ -237,13 +254,15 @@ def demo(
     _report_summary(final)
     out.print(f"[bold]2/2[/bold] per-turn: {per_turn or 'all'} conversation(s) per dataset, budgets "
               f"{' and '.join(map(str, DEMO_PER_TURN_BUDGETS))}, "
-              "compressed before every assistant message as an agent would")
-    turns = run_replay(ReplayConfig(DEMO_SOURCES, budgets=DEMO_PER_TURN_BUDGETS, references=tuple(refs), modes=("per-turn",),
-                                 db=db, workers=workers, limit=per_turn, name="demo-per-turn"))
+              f"compressed before every assistant message as an agent would, priced by {' and '.join(DEMO_PRICE_MODELS)}")
+    turns = run_replay(ReplayConfig(DEMO_SOURCES, budgets=DEMO_PER_TURN_BUDGETS, references=tuple(refs),
+                                    modes=("per-turn",), db=db, workers=workers, limit=per_turn, name="demo-per-turn",
+                                    price_models=DEMO_PRICE_MODELS))
     _report_summary(turns)
     print_summary(db, final.run_id, "demo-final: estimator-driven strategies overflow real windows (fits columns)")
     print_summary(db, turns.run_id, "demo-per-turn")
     print_estimators(db, final.run_id)
+    print_costs(db, turns.run_id)
     _write_report(db, report, out)
     ctxlab, jupyter, path = _runnable("ctxlab"), _runnable("jupyter"), os.path.abspath(db)
     out.print("\nnext:\n"

@@ -27,6 +27,7 @@ from ctxlab.analysis import tables as A
 from ctxlab.errors import CtxlabError
 from ctxlab.report import htmlkit as H
 from ctxlab.report.examples import example_conversations, examples_section
+from ctxlab.report.policy_sections import costs_section, policies_section
 
 TARGET_RECALL = 0.95
 MAX_OVERFLOW = 0.0
@@ -47,13 +48,18 @@ class RunData:
     skips: pd.DataFrame
     conversations: pd.DataFrame
     variants: pd.DataFrame
+    session_costs: pd.DataFrame
+    unit_costs: pd.DataFrame
 
 
 def load_run(con: Any, run_id: str) -> RunData:
-    """Read one run's frames."""
+    """Read one run's frames (the per-call costs of the first price model only: one session is shown)."""
+    sessions = store.session_costs(con, run_id)
+    first = sorted(sessions["price_model"].unique())[0] if not sessions.empty else None
+    units = store.unit_costs(con, run_id, price_model=first) if first else sessions.iloc[0:0]
     return RunData(frames.run_info(con, run_id), frames.results(con, run_id), frames.estimator_rows(con, run_id),
                    store.summaries(con, run_id), store.skips(con, run_id), store.conversations(con, run_id),
-                   frames.variants(con, run_id))
+                   frames.variants(con, run_id), sessions, units)
 
 
 def write_report(db_path: str | Path, out_path: str | Path, *, run_id: str | None = None) -> Path:
@@ -129,6 +135,8 @@ def _run_section(run: RunData, seen_estimators: dict[str, str], records: dict) -
     out += _estimators(run, seen_estimators, name)
     out += _summaries(run, main, mode)
     out += _tuning(main, mode)
+    out += policies_section(run.results, run.session_costs)
+    out += costs_section(run.session_costs, run.unit_costs)
     out += _skips(run)
     out += examples_section(run, records)
     return out

@@ -1,0 +1,87 @@
+"""The report's last two sections: which policy to run (the front of fact recall against tokens sent,
+per window, with the recommendation) and what sessions cost with prompt caching (the cheapest
+policy per dataset under each price model, the front by dollars, one session call by call)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ctxlab.analysis import costs as C
+from ctxlab.analysis import plots as P
+from ctxlab.analysis.recommend import frontier, recommend
+from ctxlab.report import htmlkit as H
+
+FRONT = {"label": "policy", "counter": "counter", "sessions": "sessions", "tokens_sent": "tokens sent / session",
+         "fact_recall": "fact recall", "orphan_rate": "orphaned calls", "overflow_rate": "calls over window",
+         "cost_usd": "$ / session"}
+FRONT_KINDS = {"sessions": "int", "tokens_sent": "int", "fact_recall": "pct", "orphan_rate": "pct",
+               "overflow_rate": "pct", "cost_usd": "float"}
+
+
+def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: str = "o200k_base") -> list[str]:
+    """5. Per window of a per-turn run: the front and the recommendation (`ctxlab recommend`)."""
+    out = ["<h3>5. Which policy</h3>"]
+    turns = results[results["mode"] == "per-turn"]
+    if turns.empty or reference not in set(turns["reference"]):
+        return [*out, H.para("No per-turn results: `ctxlab recommend SOURCE --window N` replays sessions call by "
+                             "call and compares every policy.", "muted")]
+    out.append(H.para("Sessions replayed call by call. Tokens sent: the sum over a session's calls, counted with "
+                      f"{reference}; fact recall pooled over the calls; orphaned or over-window calls are requests "
+                      "a provider rejects."))
+    model = _first_model(sessions)
+    for window in sorted(int(b) for b in turns["budget"].unique()):
+        costs = sessions[(sessions["budget"] == window) & (sessions["price_model"] == model)] if model else None
+        front = frontier(turns[turns["budget"] == window], reference, costs)
+        choice = recommend(front)
+        out.append(f"<h4>Window {window:,} tokens</h4>")
+        if choice is not None:
+            out.append(H.para(f"Recommended: {choice.label} ({choice.counter}). {choice.evidence}", "note"))
+        out.append(H.figure(P.png(P.policy_front(front, chosen=choice.label if choice else None)), "policy front"))
+        columns = {k: v if k != "cost_usd" else f"$ / session ({model})" for k, v in FRONT.items() if k in front}
+        out.append(H.table(front, columns, FRONT_KINDS, left=("label", "counter")))
+    return out
+
+
+def costs_section(sessions: pd.DataFrame, units: pd.DataFrame) -> list[str]:
+    """6. The cheapest policy per dataset under each price model, and one session call by call."""
+    out = ["<h3>6. What a session costs, with prompt caching</h3>"]
+    if sessions.empty:
+        return [*out, H.para("This run priced nothing: replay --mode per-turn --price-model MODEL.", "muted")]
+    out += [H.para("Every call a policy sends, billed by the model's prices from litellm's map, with its prompt "
+                   "cache: the part of a call equal to the previous call's prompt is a cache read; Anthropic bills "
+                   "the rest as a cache write (1.25x input), OpenAI reads cached prefixes at a discount. A policy "
+                   "that rewrites the front of its prompt pays writes again, so fewest tokens and cheapest session "
+                   "can differ."),
+            H.table(C.cheapest(sessions), {"dataset": "dataset", "price_model": "price model", "label": "cheapest",
+                                           "counter": "counter", "budget": "window", "cost_usd": "$ / session",
+                                           "baseline_cost_usd": "$ without compression", "saving": "saving"},
+                    {"budget": "int", "cost_usd": "float", "baseline_cost_usd": "float", "saving": "pct"},
+                    left=("dataset", "price_model", "label", "counter"))]
+    for model in sorted(sessions["price_model"].unique()):
+        table = C.variant_costs(sessions[sessions["price_model"] == model]).sort_values(["budget", "cost_usd"])
+        out.append(H.details(f"{model}: mean per session, every policy", H.table(
+            table.drop(columns=["price_model"]), kinds={"sessions": "int", "calls": "ms", "cost_usd": "float",
+                                                       "cache_read_share": "pct"},
+            left=("label", "counter"), scroll=True)))
+    if not units.empty:
+        seq, dataset = _longest_session(units)
+        model = units["price_model"].iloc[0]
+        one = units[(units["seq"] == seq) & (units["dataset"] == dataset)]
+        one = one[one["budget"] == one["budget"].max()]
+        out += [H.para(f"One session ({one['conversation_id'].iloc[0]}, {dataset}) call by call under {model}, "
+                       f"window {int(one['budget'].iloc[0]):,}."),
+                H.figure(P.png(P.session_cost(C.cumulative(one), price_model=model)), "session cost")]
+    return out
+
+
+def _first_model(sessions: pd.DataFrame) -> str | None:
+    return sorted(sessions["price_model"].unique())[0] if not sessions.empty else None
+
+
+def _longest_session(units: pd.DataFrame) -> tuple[int, str]:
+    calls = units.groupby(["dataset", "seq"]).size().sort_values(ascending=False)
+    dataset, seq = calls.index[0]
+    return int(seq), str(dataset)
+
+
+__all__ = ["costs_section", "policies_section"]
