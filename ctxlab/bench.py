@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from ctxlab.messages import Conversation, Message
 from ctxlab.replay.config import DEFAULT_BUDGETS, DEFAULT_ESTIMATORS
-from ctxlab.strategies import get_strategy, list_strategies
+from ctxlab.strategies import default_strategies, get_strategy
 
 DEMO_SOURCES = ("sample:agent_sessions", "sample:chats")
 DEMO_PER_TURN_BUDGETS = (2000, 8000)
@@ -48,7 +48,7 @@ def demo_references() -> list[str]:
 
 def deterministic_strategies() -> list[str]:
     """Every registered strategy that needs no LLM."""
-    return [s for s in list_strategies() if not get_strategy(s).spec.uses_llm()]
+    return default_strategies(offline=True)
 
 
 def distinct_messages(sources: Sequence[str]) -> list[Message]:

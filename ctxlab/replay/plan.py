@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from ctxlab.messages import Conversation
 from ctxlab.replay.config import DEFAULT_COUNTER, SEED, ReplayConfig
-from ctxlab.strategies import get_strategy, list_strategies
+from ctxlab.strategies import default_strategies, get_strategy
 
 FALLBACK_COUNTER = DEFAULT_COUNTER  # a strategy without a `seed_counter` counts with this
 
@@ -54,7 +54,7 @@ def resolve_entries(strategies: Sequence[str], counters: Sequence[str]) -> tuple
     Raises:
         UnknownNameError: an unknown strategy or parameter.
     """
-    specs = list(strategies) or list_strategies()
+    specs = list(strategies) or default_strategies()
     out: dict[tuple[str, str], Entry] = {}
     for text in specs:
         strategy = get_strategy(text)

@@ -18,6 +18,7 @@ from ctxlab.strategies.base import (
     Request,
     Strategy,
     StrategySpec,
+    default_strategies,
     get_strategy,
     list_strategies,
     parse_spec,
@@ -31,4 +32,4 @@ for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
         importlib.import_module(f"{__name__}.{_module}")
 
 __all__ = ["STRATEGIES", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
-           "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params"]
+           "default_strategies", "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params"]

@@ -150,9 +150,14 @@ class Plan:
 
 
 class BaseStrategy:
-    """Shared `compress` around a strategy's `plan`; subclasses are frozen dataclasses."""
+    """Shared `compress` around a strategy's `plan`; subclasses are frozen dataclasses.
+
+    `building_block` marks a strategy that means something only with parameters (the raw policy
+    model): replays that name no strategies, the demo and `ctxlab recommend` leave it out.
+    """
 
     name: ClassVar[str] = ""
+    building_block: ClassVar[bool] = False
 
     @cached_property
     def spec(self) -> StrategySpec:
@@ -273,6 +278,13 @@ def list_strategies() -> list[str]:
     return STRATEGIES.names()
 
 
+def default_strategies(*, offline: bool = False) -> list[str]:
+    """The strategies a replay runs when it names none: every registered one but the building
+    blocks; with `offline`, also without those whose defaults call an LLM."""
+    names = [n for n in list_strategies() if not STRATEGIES.get(n).building_block]
+    return [n for n in names if not get_strategy(n).spec.uses_llm()] if offline else names
+
+
 def strategy_params(name: str) -> dict[str, Any]:
     """A strategy's parameters and their defaults."""
     return STRATEGIES.parameters(name)
@@ -289,4 +301,4 @@ def get_strategy(name: str | Mapping[str, Any], **params: Any) -> BaseStrategy:
 
 
 __all__ = ["STRATEGIES", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
-           "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params"]
+           "default_strategies", "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params"]

@@ -76,6 +76,7 @@ class Policy(BaseStrategy):
     placement: str = "after_head"
     passes: int = 1
 
+    building_block: ClassVar[bool] = True  # the raw model keeps everything; presets subclass it
     breaks_tool_pairs: ClassVar[bool] = False
     drops_pinned: ClassVar[bool] = False
     source: ClassVar[Any] = None

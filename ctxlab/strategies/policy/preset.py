@@ -53,7 +53,8 @@ def preset(name: str, base: type[BaseStrategy], defaults: Mapping[str, Any], sou
     if any(isinstance(v, list | dict | set) for v in defaults.values()):
         raise CtxlabError(f"preset {name!r}: defaults must be immutable (tuples, not lists)")
     class_name = "".join(part.capitalize() for part in name.split("_")) + "Preset"
-    namespace = {"source": source, "about": summary, "__doc__": f"{summary}\n\nSource: {source}.", **flags}
+    namespace = {"source": source, "about": summary, "__doc__": f"{summary}\n\nSource: {source}.",
+                 "building_block": False, **flags}
     cls = dataclasses.make_dataclass(
         class_name, [(k, fields[k].type, dataclasses.field(default=v)) for k, v in defaults.items()],
         bases=(base,), frozen=True, namespace=namespace)
