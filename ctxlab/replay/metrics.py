@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ctxlab.messages import Message
-from ctxlab.strategies import CompressionResult
+from ctxlab.strategies import SUMMARY_CALL, CompressionResult
 from ctxlab.strategies.mechanics import newest_user, system_prefix
 from ctxlab.tokens import TokenCounter
 
@@ -116,14 +116,15 @@ def pinned_kept(originals: Sequence[Message], result: Sequence[Message],
 
 
 def llm_usage(events: Iterable[Any]) -> LLMUsage:
-    """Sum the summarizer usage strategies put in event payloads (input_tokens, output_tokens,
-    cost_usd, latency_ms; ``cached`` calls are counted as tokens but not as calls)."""
+    """Sum the usage of a result's LLM summary calls (its `SUMMARY_CALL` events: input_tokens,
+    output_tokens, cost_usd, latency_ms; ``cached`` calls count as tokens but not as calls). Other
+    events may carry token figures of their own (gssc's ``output_tokens``); they are not LLM usage."""
     calls = inp = out = 0
     cost = latency = 0.0
     for event in events:
-        p = getattr(event, "payload", None) or {}
-        if not any(k in p for k in ("cost_usd", "input_tokens", "output_tokens")):
+        if getattr(event, "name", None) != SUMMARY_CALL:
             continue
+        p = event.payload or {}
         calls += 0 if p.get("cached") else 1
         inp += int(p.get("input_tokens") or 0)
         out += int(p.get("output_tokens") or 0)

@@ -11,6 +11,7 @@ import pkgutil
 
 from ctxlab.strategies.base import (
     STRATEGIES,
+    SUMMARY_CALL,
     BaseStrategy,
     CompressionResult,
     Event,
@@ -24,6 +25,7 @@ from ctxlab.strategies.base import (
     parse_spec,
     register,
     strategy_params,
+    summary_call,
 )
 
 _SHARED = {"base", "mechanics"}
@@ -31,5 +33,6 @@ for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _SHARED and not _module.startswith("_"):
         importlib.import_module(f"{__name__}.{_module}")
 
-__all__ = ["STRATEGIES", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
-           "default_strategies", "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params"]
+__all__ = ["STRATEGIES", "SUMMARY_CALL", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
+           "default_strategies", "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params",
+           "summary_call"]

@@ -30,6 +30,17 @@ class Event(NamedTuple):
     payload: Mapping[str, Any]
 
 
+SUMMARY_CALL = "summary_call"  # the event of one LLM summary call; the replay sums these for usage and cost
+
+
+def summary_call(part: str, result: Any) -> Event:
+    """The `SUMMARY_CALL` event of one summarizer call (a `SummaryResult`): what `part` of the
+    context it summarized, its model and usage, whether it came from the cache, its error."""
+    return Event(SUMMARY_CALL, {"part": part, "model": result.model, "input_tokens": result.input_tokens,
+                                "output_tokens": result.output_tokens, "cost_usd": result.cost_usd,
+                                "latency_ms": result.latency_ms, "cached": result.cached, "error": result.error})
+
+
 @dataclass(frozen=True, slots=True)
 class StrategySpec:
     """A strategy's name and every parameter value: enough to rebuild it exactly."""
@@ -300,5 +311,6 @@ def get_strategy(name: str | Mapping[str, Any], **params: Any) -> BaseStrategy:
     return STRATEGIES.build(name, **params)
 
 
-__all__ = ["STRATEGIES", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
-           "default_strategies", "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params"]
+__all__ = ["STRATEGIES", "SUMMARY_CALL", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
+           "default_strategies", "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params",
+           "summary_call"]

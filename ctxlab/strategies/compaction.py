@@ -21,7 +21,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from ctxlab.messages import Message
 from ctxlab.models import context_window
-from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
+from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register, summary_call
 from ctxlab.strategies.mechanics import Usage, clip_to_tokens, find_cut_point, system_prefix, tool_groups
 from ctxlab.summarize import Summarizer, SummaryResult, get_summarizer
 from ctxlab.summarize.extractive import ExtractiveSummarizer
@@ -322,10 +322,7 @@ class Compaction(BaseStrategy):
         request = ctx.request
         after = request.cost(outcome.messages) + request.overhead
         llm = [(part, c) for part, c in outcome.calls if c.model != ExtractiveSummarizer.kind]
-        events = [Event("summary_call", {"part": part, "model": c.model, "input_tokens": c.input_tokens,
-                                         "output_tokens": c.output_tokens, "cost_usd": c.cost_usd,
-                                         "latency_ms": c.latency_ms, "cached": c.cached, "error": c.error})
-                  for part, c in llm]
+        events = [summary_call(part, c) for part, c in llm]
         summary = _summary_of(outcome.messages)
         events.append(Event("context_compacted", {
             "original_tokens": request.total, "new_tokens": after,

@@ -70,7 +70,8 @@ def test_pinned_kept_needs_system_and_newest_user_whole():
 def test_llm_usage_sums_calls_and_skips_cached_ones():
     events = [Event("summary_call", {"input_tokens": 100, "output_tokens": 20, "cost_usd": 0.01, "latency_ms": 50}),
               Event("summary_call", {"input_tokens": 10, "output_tokens": 2, "cost_usd": 0.0, "cached": True}),
-              Event("context_compacted", {"summarizer_cost_usd": 0.01})]
+              Event("context_compacted", {"summarizer_cost_usd": 0.01}),
+              Event("gssc.build", {"output_tokens": 3_000})]  # token figures that are not an LLM call
     assert metrics.llm_usage(events) == metrics.LLMUsage(1, 110, 22, 0.01, 50.0)
     assert metrics.llm_usage([]) == metrics.LLMUsage()
 

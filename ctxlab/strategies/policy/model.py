@@ -31,7 +31,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from ctxlab.messages import Message
-from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
+from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register, summary_call
 from ctxlab.strategies.policy import cuts, integrity, mask, summary, tails, voices, window
 from ctxlab.strategies.policy.events import event_sizes
 from ctxlab.strategies.policy.job import Job, Selection
@@ -202,10 +202,7 @@ def summary_text(note: Message, voice: str) -> str:
 
 def _call_events(done: summary.Summary) -> list[Event]:
     """One ``summary_call`` event per LLM call, with the usage the replay sums."""
-    return [Event("summary_call", {"part": part, "model": c.model, "input_tokens": c.input_tokens,
-                                   "output_tokens": c.output_tokens, "cost_usd": c.cost_usd,
-                                   "latency_ms": c.latency_ms, "cached": c.cached, "error": c.error})
-            for part, c in done.calls]
+    return [summary_call(part, c) for part, c in done.calls]
 
 
 __all__ = ["Policy", "summary_text"]
