@@ -58,15 +58,49 @@ def _default(value: Any) -> str:
     return " ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
 
 
-def strategy_table(name: str) -> str:
-    """A strategy's parameters, defaults and meanings (from its docstring's Attributes section)."""
+def strategy_table(name: str, source_label: str = "source") -> str:
+    """A strategy's parameters as a markdown table: defaults from the code, what the source system
+    calls them (`source_names`), and their meaning (the docstring's Attributes section).
+
+    A preset (a subclass that only changes defaults) lists the parameters it changes.
+    """
     from ctxlab.strategies import STRATEGIES
 
-    meanings = docstring_attributes(inspect.getdoc(STRATEGIES.get(name)) or "")
-    rows = ["| parameter | default | meaning |", "|---|---|---|"]
-    for key, default in STRATEGIES.parameters(name).items():
-        rows.append(f"| `{key}` | `{_default_repr(default)}` | {_cell(meanings.get(key, ''))} |")
-    return "\n".join(rows)
+    cls = STRATEGIES.get(name)
+    params = preset_changes(cls) or STRATEGIES.parameters(name)
+    meanings = docstring_attributes(inspect.getdoc(cls) or "")
+    rows = [(group, names) for group, names in cls.source_names if all(p in params for p in _split(group))]
+    grouped = {p for group, _ in rows for p in _split(group)}
+    rows += [(p, "") for p in params if p not in grouped]
+    cells = [[", ".join(f"`{k}`" for k in _split(group)), ", ".join(f"`{_default_repr(params[k])}`" for k in _split(group)),
+              _cell(names), _cell(" ".join(dict.fromkeys(meanings.get(k, "") for k in _split(group))))]
+             for group, names in rows]
+    header = ["parameter", "default", source_label, "meaning"]
+    shown = [i for i in range(4) if i < 2 or any(row[i] for row in cells)]  # no empty columns
+    return "\n".join(["| " + " | ".join(header[i] for i in shown) + " |", "|" + "---|" * len(shown),
+                      *("| " + " | ".join(row[i] for i in shown) + " |" for row in cells)])
+
+
+def preset_tables(names: list[str], source_label: str = "source") -> str:
+    """`strategy_table` of several presets, each under its name."""
+    return "\n\n".join(f"`{name}`:\n\n{strategy_table(name, source_label)}" for name in names)
+
+
+def preset_changes(cls: type) -> dict[str, Any]:
+    """The defaults a preset class changes from the strategy it derives from ({} for a strategy
+    that is not a preset of another)."""
+    import dataclasses
+
+    base = cls.__mro__[1]
+    if getattr(cls, "source", None) is None or not dataclasses.is_dataclass(base):
+        return {}
+    inherited = {f.name: f.default for f in dataclasses.fields(base)}
+    return {f.name: f.default for f in dataclasses.fields(cls)
+            if f.init and inherited.get(f.name, dataclasses.MISSING) != f.default}
+
+
+def _split(group: str) -> list[str]:
+    return [p.strip() for p in group.split(",")]
 
 
 def docstring_attributes(doc: str) -> dict[str, str]:

@@ -165,10 +165,13 @@ class BaseStrategy:
 
     `building_block` marks a strategy that means something only with parameters (the raw policy
     model): replays that name no strategies, the demo and `ctxlab recommend` leave it out.
+    `source_names` maps parameters (a group of them comma-separated) to what the source system
+    calls them; docs/strategies.md renders them beside the defaults (`ctxlab.cli.reference`).
     """
 
     name: ClassVar[str] = ""
     building_block: ClassVar[bool] = False
+    source_names: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     @cached_property
     def spec(self) -> StrategySpec:

@@ -94,6 +94,16 @@ class GSSC(BaseStrategy):
     # fallback ("降级方案", when tiktoken is unavailable), so the seed's counter is a tiktoken one. The
     # seed names no encoding; its upstream NewTiktokenCounter says "默认使用 cl100k_base 编码".
     seed_counter: ClassVar[str] = "cl100k_base"
+    source_names: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("reserve_ratio", "`ReserveRatio` (available = budget × 0.85: 8000 → 6800)"),
+        ("min_relevance", "`MinRelevance`"), ("relevance_weight, recency_weight", "`RelevanceWeight`, `RecencyWeight`"),
+        ("recency_tau", "`RecencyTau` (seconds)"), ("max_history_messages", "`MaxHistoryMessages`"),
+        ("enable_compression", "`EnableCompression`"), ("enable_mmr, mmr_lambda", "`EnableMMR` (λ: upstream's `MMRLambda`)"),
+        ("filter_history", "the seed filters the history packet like any non-P0 packet"),
+        ("structurer, template", "`DefaultStructurer`, `MinimalStructurer`, `CustomStructurer(template)`"),
+        ("output_template", "`OutputTemplate`"),
+        ("retrieval_top_k", "`RAGGatherer` top K (used by `retrieval`, i.e. `gssc_retrieval`)"),
+        ("gatherers", "`CompositeGatherer`"))
 
     def __post_init__(self) -> None:
         STRUCTURERS.get(self.structurer)

@@ -67,6 +67,12 @@ class KeyMessage(BaseStrategy):
     in_loop: bool = False
 
     seed_counter: ClassVar[str] = "ascii_cjk"
+    source_names: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("trigger_threshold", "`triggerThreshold`"), ("target_usage", "`targetUsage`"),
+        ("min_recent_messages", "`minRecentMessages`"),
+        ("preview_chars", '"前后 N 行/字符" of the tool-result preview (N not given; ctxlab\'s choice)'),
+        ("max_text_chars", '"超长" user/assistant text (not given; ctxlab\'s choice)'), ("fallback_rounds", "K = 4"),
+        ("in_loop", "compress only before the current tool loop (`compressHistoricalMessages`)"))
 
     def plan(self, request: Request) -> Plan:
         usage = Usage(request.total, request.budget)

@@ -34,4 +34,8 @@ CODEX = preset("codex", Policy, {
           "utils/string/src/truncate.rs", "0100b103 (compact.rs), 11baefb5/50a53333 (templates), "
           "8db07003 (openai_models.rs), b24d7f3c (truncate.rs)"),
     "Codex: at 90% of the window, keep the user messages (20k bytes/4 tokens, newest first) and a "
-    "hand-off summary; drop every assistant message and tool exchange", seed_counter="codex_bytes4")
+    "hand-off summary; drop every assistant message and tool exchange", seed_counter="codex_bytes4", source_names=(
+        ("trigger, trigger_value, trigger_inclusive", "`auto_compact_token_limit()`, `>=`"),
+        ("tail, tail_value, tail_counter", "`COMPACT_USER_MESSAGE_MAX_TOKENS`, `approx_token_count`"),
+        ("placement, voice", "`build_compacted_history`, `SUMMARY_PREFIX`"),
+        ("summary_max_tokens", "none (ctxlab's cap)")))

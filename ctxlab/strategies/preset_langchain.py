@@ -49,7 +49,9 @@ LANGCHAIN_TRIM = preset("langchain_trim", Policy, {
     "start_on_user": True, "middle": "drop",
 }, Source("langchain-ai/langchain", "libs/core/langchain_core/messages/utils.py (trim_messages)", _CORE),
     "LangChain trim_messages(strategy='last', include_system=True, start_on='human'): the newest messages "
-    "that fit, no tool-pair repair", breaks_tool_pairs=True, drops_pinned=True, seed_counter="langchain_approx")
+    "that fit, no tool-pair repair", breaks_tool_pairs=True, drops_pinned=True, seed_counter="langchain_approx",
+    source_names=(("head", "`include_system=True`"), ("tail, tail_value", '`strategy="last"`, `max_tokens` (0: the window)'),
+                  ("start_on_user", '`start_on="human"`'), ("tail_counter", "`count_tokens_approximately`")))
 
 LANGCHAIN_SUMMARIZATION = preset("langchain_summarization", Policy, {
     "trigger": "share", "trigger_value": 0.8, "trigger_inclusive": True, "trigger_counter": "langchain_approx",
@@ -58,11 +60,15 @@ LANGCHAIN_SUMMARIZATION = preset("langchain_summarization", Policy, {
 }, Source("langchain-ai/langchain", "libs/langchain_v1/langchain/agents/middleware/summarization.py", _V1,
           "trigger 0.8 of the window is ctxlab's choice"),
     "LangChain SummarizationMiddleware: keep the last 20 messages (cut moved to the calling AI message), "
-    "summarize the rest's last 4,000 tokens", seed_counter="langchain_approx")
+    "summarize the rest's last 4,000 tokens", seed_counter="langchain_approx",
+    source_names=(("trigger, trigger_value", '`trigger` (none by default; ("fraction", 0.8) from its docstring)'),
+                  ("tail, tail_value", '`keep=("messages", 20)`'), ("snap", "`_find_safe_cutoff_point`"),
+                  ("summary_input_tokens", "`_DEFAULT_TRIM_TOKEN_LIMIT`")))
 
 LANGCHAIN_CLEAR_TOOL_USES = preset("langchain_clear_tool_uses", Policy, {
     "trigger": "tokens", "trigger_value": 100000.0, "trigger_counter": "langchain_approx", "head": "system",
     "tail": "all", "middle": "mask", "mask_keep": 3, "mask_placeholder": "[cleared]", "mask_order": "results",
 }, Source("langchain-ai/langchain", "libs/langchain_v1/langchain/agents/middleware/context_editing.py", _V1),
     "LangChain ClearToolUsesEdit: over 100,000 tokens, every tool result but the last 3 becomes '[cleared]'",
-    seed_counter="langchain_approx")
+    seed_counter="langchain_approx", source_names=(("trigger, trigger_value", "`trigger` (100,000 tokens)"),
+                                                   ("mask_keep", "`keep`"), ("mask_placeholder", "`placeholder`")))

@@ -40,12 +40,17 @@ _SOURCE = Source("OpenHands/software-agent-sdk", "openhands-sdk/openhands/sdk/co
 _DEFAULTS = {"trigger": "share", "trigger_value": 1.0, "trigger_events": 240, "head": "none", "keep_first": 2,
              "tail": "events", "tail_value": 0.1, "middle": "summarize", "voice": "openhands",
              "summary_max_tokens": 2000, "placement": "cut"}
+_NAMES = (("trigger_events, keep_first", "`max_size`, `keep_first`"),
+          ("trigger, trigger_value", "`max_tokens` / the agent LLM's input limit"),
+          ("tail, tail_value", "`_get_forgotten_events`, `minimum_progress`"),
+          ("placement, voice, summary_max_tokens", "`summary_offset`, `CondensationSummaryEvent`, ctxlab's cap"))
 
 OPENHANDS = preset("openhands", Policy, _DEFAULTS, _SOURCE,
                    "OpenHands LLMSummarizingCondenser: over 240 events or the window, forget a range after the "
-                   "first 2 events (snapped to manipulation indices) into a rolling summary")
+                   "first 2 events (snapped to manipulation indices) into a rolling summary", source_names=_NAMES)
 
 OPENHANDS_AGENT = preset("openhands_agent", Policy, {**_DEFAULTS, "trigger_events": 80, "keep_first": 4},
                          Source("OpenHands/software-agent-sdk", "openhands-tools/openhands/tools/preset/default.py",
                                 "0fd0ea6f", "get_default_condenser: max_size=80, keep_first=4"),
-                         "OpenHands' agent presets: the same condenser with max_size 80 and keep_first 4")
+                         "OpenHands' agent presets: the same condenser with max_size 80 and keep_first 4",
+                         source_names=_NAMES)

@@ -40,4 +40,8 @@ PI = preset("pi", Policy, {
 }, Source("badlogic/pi-mono", "packages/coding-agent/src/core/compaction/compaction.ts, utils.ts; "
           "src/core/messages.ts", "0430917881c8 (compaction.ts), fc4b8ad2 (utils.ts), 288f0d28 (messages.ts)"),
     "pi-mono: over window - 16384, keep ~20k recent chars/4 tokens from a valid cut, summarize the rest "
-    "(split-turn prefix, update prompt, file lists)", seed_counter="pi_chars4")
+    "(split-turn prefix, update prompt, file lists)", seed_counter="pi_chars4", source_names=(
+        ("trigger, trigger_value", "`shouldCompact`, `reserveTokens`"),
+        ("tail, tail_value, tail_counter", "`findCutPoint`, `keepRecentTokens`, `estimateTokens`"),
+        ("snap, split_turns", "`findValidCutPoints`, `isSplitTurn`"),
+        ("summary_max_tokens, prefix_max_tokens", "`0.8 * reserveTokens`, `0.5 * reserveTokens`")))

@@ -35,6 +35,9 @@ class SlidingWindow(BaseStrategy):
     max_chars: int = 0
 
     seed_counter: ClassVar[str] = "chars4"
+    source_names: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("max_chars_per_message", "`MAX_CHARS_PER_MESSAGE`"),
+        ("max_chars", '`TokenBudget.MaxChars`, "fallback when no token estimate"'))
 
     def plan(self, request: Request) -> Plan:
         keep = pinned(request.messages)

@@ -41,6 +41,11 @@ class WindowGuard(BaseStrategy):
     context_window_override: int | None = None
 
     seed_counter: ClassVar[str] = "chars3"
+    source_names: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("max_tool_result_chars", "`maxToolResultChars`"), ("truncate_head_chars", "`truncateHeadChars`"),
+        ("truncate_tail_chars", "`truncateTailChars`"), ("reserve_tokens", "`reserveTokens`"),
+        ("model", "the model whose `contextWindow` is used (unknown model: an error)"),
+        ("context_window_override", "`contextWindowOverride`"))
 
     def effective_budget(self, budget: int) -> int:
         """``min(budget, window - reserve_tokens)`` when a window is configured, else `budget`."""
