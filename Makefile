@@ -28,10 +28,11 @@ test: setup browser-deps
 # Pages of docs/ generated from the code (CLI reference, strategy parameter tables).
 GENERATED_DOCS := docs/cli.md docs/strategies.md
 
-# The gate CI runs before the tests: pyflakes, isort, pyupgrade and bugbear rules, and generated
-# docs that still match the code.
+# The gate CI runs before the tests: ruff (pyflakes, isort, pyupgrade and bugbear rules), mypy on
+# the package (zero findings), and generated docs that still match the code.
 lint: setup
 	$(BIN)/ruff check ctxlab dashboard tests notebooks
+	$(BIN)/mypy
 	$(BIN)/cog --check --diff --check-fail-msg='run make docs' $(GENERATED_DOCS)
 
 docs: setup

@@ -44,7 +44,9 @@ class SQLiteHistoryProvider:
 
     def __init__(self, path_or_connection: str | PathLike[str] | sqlite3.Connection):
         self._owned = not isinstance(path_or_connection, sqlite3.Connection)
-        self.connection = sqlite3.connect(path_or_connection) if self._owned else path_or_connection
+        self.connection: sqlite3.Connection = (
+            path_or_connection if isinstance(path_or_connection, sqlite3.Connection)
+            else sqlite3.connect(path_or_connection))
         self.connection.executescript(SCHEMA)
 
     def get_history(self, chat_id: int, limit: int | None = None) -> list[Message]:

@@ -98,10 +98,13 @@ def price_prompts(pm: PriceModel, counter: str | TokenCounter, prompts: Iterable
 
 def total(costs: Iterable[CallCost]) -> CallCost:
     """The field-by-field sum of calls."""
-    sums = [0, 0, 0, 0, 0, 0.0]
-    for cost in costs:
-        sums = [a + b for a, b in zip(sums, cost, strict=True)]
-    return CallCost(*sums)
+    prompt = inp = read = write = out = 0
+    dollars = 0.0
+    for c in costs:
+        prompt, inp, read, write = prompt + c.prompt_tokens, inp + c.input_tokens, read + c.cache_read_tokens, \
+            write + c.cache_write_tokens
+        out, dollars = out + c.output_tokens, dollars + c.cost_usd
+    return CallCost(prompt, inp, read, write, out, dollars)
 
 
 def _match(pm: PriceModel, state: CacheState, messages: tuple[Message, ...], cumulative: tuple[int, ...],

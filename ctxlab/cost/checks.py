@@ -22,7 +22,7 @@ class CallCheck(NamedTuple):
         recorded, predicted: the call billed as the provider recorded it and as predicted.
     """
 
-    index: int
+    index: int  # type: ignore[assignment]  # a field named index shadows tuple.index, on purpose
     model: str
     gap_s: float | None
     recorded: CallCost

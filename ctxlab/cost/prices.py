@@ -99,13 +99,14 @@ def _rates(info: dict[str, Any], suffix: str, long_writes: bool, premium: float)
     def rate(key: str, fallback: float) -> float:
         value = info.get(key + suffix) if suffix else None
         value = value if _number(value) else info.get(key)
-        return float(value) if _number(value) else fallback
+        return float(value) if _number(value) else fallback  # type: ignore[arg-type]  # a number, checked
 
     input_rate = rate("input_cost_per_token", 0.0)
     write_key = "cache_creation_input_token_cost_above_1hr" if long_writes else "cache_creation_input_token_cost"
     write = info.get(write_key) if long_writes else rate(write_key, input_rate * premium)
     return Rates(input_rate, rate("cache_read_input_token_cost", input_rate),
-                 float(write) if _number(write) else input_rate * premium, rate("output_cost_per_token", 0.0))
+                 float(write) if _number(write) else input_rate * premium,  # type: ignore[arg-type]
+                 rate("output_cost_per_token", 0.0))
 
 
 def _unknown(model: str, info: dict[str, Any] | None) -> str:

@@ -46,7 +46,7 @@ class RecordedCompaction(NamedTuple):
     summary and the agent's own token count before it."""
 
     number: int
-    index: int | None
+    index: int | None  # type: ignore[assignment]  # a field named index shadows tuple.index, on purpose
     at: int | None
     summary: str
     tokens_before: int | None
@@ -141,7 +141,7 @@ def _kept(value: Any, number: int) -> tuple[Message, ...]:
     """``kept_messages`` (``[{"role", "content"}]``) as messages; anything malformed is left out."""
     items = [v for v in value if isinstance(v, Mapping) and isinstance(v.get("content"), str)] \
         if isinstance(value, list) else []
-    return tuple(Message(role=v.get("role") if v.get("role") in ("user", "assistant") else "system",
+    return tuple(Message(role=str(v["role"]) if v.get("role") in ("user", "assistant") else "system",
                          content=v["content"], id=f"compaction-{number}-kept-{i}") for i, v in enumerate(items))
 
 

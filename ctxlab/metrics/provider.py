@@ -95,7 +95,7 @@ def provider_rows(conversation: Conversation, counters: Sequence[str | TokenCoun
     estimators = [get_counter(c) for c in counters]
     rows = []
     for d in provider_deltas(conversation):
-        if d.skipped is None:
+        if d.skipped is None and d.actual is not None:  # a usable delta always has its actual count
             rows += [EstimatorRow(conversation.id, d.message_id, d.roles, d.content_kind, d.language, d.chars,
                                   est.name, d.reference, estimate_span(est, conversation, d), d.actual)
                      for est in estimators]

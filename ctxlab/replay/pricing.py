@@ -70,7 +70,7 @@ class Chain:
 
 def recorded_outputs(conv: Conversation) -> dict[int, int]:
     """Output tokens the provider recorded, by the index of the reply message each call wrote."""
-    out = {}
+    out: dict[int, int] = {}
     for call in (conv.meta or {}).get("provider_calls") or ():
         if isinstance(call, Mapping) and isinstance(call.get("index"), int) and isinstance(call.get("output_tokens"), int):
             out.setdefault(call["index"], call["output_tokens"])

@@ -186,7 +186,10 @@ def account(messages: Sequence[Message], built: Built, q: int | None) -> Account
     text = built.text
     candidates = {i for p in built.selected for i in p.source_ids}
     prefix = mechanics.system_prefix(messages)
-    kept, truncated, dropped, sources = [], [], [], []
+    kept: list[str] = []
+    truncated: list[str] = []
+    dropped: list[str] = []
+    sources: list[str] = []
     for i, m in enumerate(messages):
         snippet = (m.text if i < prefix or i == q else render(m)).strip()
         whole = (m.id in candidates or i < prefix) and snippet in text

@@ -28,7 +28,7 @@ class CutPoint(NamedTuple):
     """Where to cut: keep ``messages[index:]``; `turn_start` is the user message that opens the
     turn containing `index` (== index unless the cut splits a turn)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # a field named index shadows tuple.index, on purpose
     turn_start: int
 
     @property

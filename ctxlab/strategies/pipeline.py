@@ -61,7 +61,7 @@ class _Ledger:
 
     def __init__(self, messages: Sequence[Message]) -> None:
         self.input_ids = [m.id for m in messages]
-        self.origin = {i: (i,) for i in self.input_ids}  # current message id -> input ids it stands for
+        self.origin: dict[str, tuple[str, ...]] = {i: (i,) for i in self.input_ids}  # current message id -> input ids it stands for
         self.dropped: set[str] = set()
         self.truncated: set[str] = set()
 

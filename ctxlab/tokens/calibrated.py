@@ -229,7 +229,7 @@ def fit_calibration(items: Iterable[str | Message | Conversation], reference: st
     return _with_tool_scale(draft, tool_sets, ref)
 
 
-def fit_observations(rows: Sequence[Sequence[float]], actual: Sequence[float], reference: str,
+def fit_observations(rows: Sequence[Sequence[float]] | np.ndarray, actual: Sequence[float] | np.ndarray, reference: str,
                      reply_priming: int, fitted_on: str = "", *, labels: Sequence[str] | None = None,
                      robust: bool = False) -> Calibration:
     """Fit weights and overheads to observations (`span_features` rows and their real counts).

@@ -101,7 +101,7 @@ class _Reader:
         for key in ("sessionId", "agentId", "cwd", "version"):
             if item.get(key) is not None:
                 self.first.setdefault(key, item[key])
-        kind = item.get("type")
+        kind = str(item.get("type"))
         handler = {"user": self.user, "assistant": self.assistant, "system": self.system,
                    "queue-operation": self.queue, "attachment": self.attachment}.get(kind)
         before = self.b.position()

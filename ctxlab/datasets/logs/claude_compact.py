@@ -106,7 +106,8 @@ def _read(name: str, entries: list[tuple[str, Mapping[str, Any]]]) -> Compaction
     hooks: dict[str, list[Hook]] = {}
     cut = summary = prompt = None
     for where, e in entries:
-        message = e.get("message") if isinstance(e.get("message"), Mapping) else {}
+        raw = e.get("message")
+        message: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         if e.get("type") == "user" and e.get("isMeta") and isinstance(message.get("content"), str):
             hooks.setdefault(str(e.get("parentUuid")), []).append(
                 Hook(str(e.get("uuid")), message["content"], e.get("timestamp"), where))
@@ -130,7 +131,7 @@ def _context_end(prompt_entry: Mapping[str, Any], entries: list[tuple[str, Mappi
 def _text(content: Any) -> str | None:
     if isinstance(content, str):
         return content.strip() or None
-    texts = [b.get("text") for b in content or () if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
+    texts = [str(b["text"]) for b in content or () if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
     return "\n".join(t for t in texts if t.strip()).strip() or None
 
 

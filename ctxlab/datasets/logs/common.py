@@ -110,7 +110,7 @@ def field(mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], w
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {dict: "an object", list: "a list", str: "a string", Mapping: "an object"}
+    names: dict[Any, str] = {dict: "an object", list: "a list", str: "a string", Mapping: "an object"}
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
@@ -119,7 +119,7 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def tool_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
+def tool_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
     """An OpenAI tool call; `arguments` is kept as given when it is a string, else JSON-encoded."""
     args = arguments if isinstance(arguments, str) else compact_json({} if arguments is None else arguments)
     return {"id": str(call_id), "type": "function", "function": {"name": str(name or "?"), "arguments": args}}

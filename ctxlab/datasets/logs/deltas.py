@@ -43,7 +43,7 @@ class Call(NamedTuple):
     """One recorded model call: where its output starts, its model and its prompt size (None when
     the record lacks a usable value)."""
 
-    index: int | None
+    index: int | None  # type: ignore[assignment]  # a field named index shadows tuple.index, on purpose
     model: str
     prompt_tokens: int | None
 

@@ -101,8 +101,10 @@ def _from_steps(b: LogBuilder, steps: list[Any], where: str) -> None:
 
 
 def _info(b: LogBuilder, traj: Mapping[str, Any]) -> None:
-    info = traj.get("info") if isinstance(traj.get("info"), Mapping) else {}
-    stats = info.get("model_stats") if isinstance(info.get("model_stats"), Mapping) else {}
+    raw_info, raw_stats = traj.get("info"), None
+    info: Mapping[str, Any] = raw_info if isinstance(raw_info, Mapping) else {}
+    raw_stats = info.get("model_stats")
+    stats: Mapping[str, Any] = raw_stats if isinstance(raw_stats, Mapping) else {}
     if stats:
         b.meta["usage_total"] = {"prompt_tokens": as_int(stats.get("tokens_sent")),
                                  "output_tokens": as_int(stats.get("tokens_received")),

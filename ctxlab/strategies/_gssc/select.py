@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import NamedTuple
 
 from ctxlab.messages import Message
@@ -106,7 +107,7 @@ def mmr_order(packets: Sequence[Packet], lam: float) -> list[Packet]:
         sets = {id(p): set(words(p.content)) for p in pool}
         ranked: list[Packet] = []
         while pool:
-            best = max(pool, key=lambda p, ranked=ranked: _mmr_gain(p, ranked, sets, lam))
+            best = max(pool, key=partial(_mmr_gain, ranked=ranked, sets=sets, lam=lam))
             ranked.append(best)
             pool.remove(best)
         ordered.extend(ranked)

@@ -74,7 +74,7 @@ def forgotten(messages: Sequence[Message], counts: Sequence[int], *, keep_first:
     if max_size is not None and n_events > max_size:
         tail_options.append(max_size // 2 - keep_first - 1)
     hard = max_tokens is not None and total > max_tokens
-    if hard:
+    if hard and max_tokens is not None:
         tail_options.append(_tail_for_reduction(sizes, counts, keep_first, total - max_tokens // 2))
     if not tail_options:
         return None

@@ -62,7 +62,7 @@ def _partial(message: Message, room: int, counter: TokenCounter) -> Message | No
                 return candidate
         text = blocks[0] if blocks else ""  # what remains after dropping blocks: the last one
     else:
-        text = message.content or ""
+        text = message.text
     if not text:
         return None
     splits = _split_lines(text)[::-1]

@@ -13,7 +13,7 @@ goes where the agent puts it (``placement``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -59,7 +59,9 @@ def summarize(job: Job, fold: Sequence[int], prefix: Sequence[int], summarizer: 
     chunk, previous = _inputs(job, fold, voice)
     if p.summary_input_tokens and not chunk:
         return Summary(voice.empty)
-    counter, calls, errors = job.request.counter, [], []
+    counter = job.request.counter
+    calls: list[tuple[str, SummaryResult]] = []
+    errors: list[str] = []
     history = ""
     if chunk or previous:
         history = _run(summarizer, "history", chunk, previous, counter, p.summary_max_tokens, calls, errors)
@@ -127,7 +129,7 @@ def message(job: Job, text: str, sources: Sequence[int]) -> Message:
     return replace(made, content=VOICES[job.policy.voice].wrapper.format(summary=text))
 
 
-def place(job: Job, keep: Sequence[int], replaced: Mapping[int, Message], summary: Message | None,
+def place(job: Job, keep: Iterable[int], replaced: Mapping[int, Message], summary: Message | None,
           where: str, head: int, anchor: int | None) -> list[Message]:
     """The kept messages in order with the summary inserted where the policy puts it.
 
