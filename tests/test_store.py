@@ -162,3 +162,15 @@ def test_a_version_2_store_gains_the_recorded_compactions_and_cost_tables(tmp_pa
         assert store.unit_costs(con, "r").empty and store.session_costs(con, "r").empty
         assert con.execute("SELECT count(*) FROM skips").fetchall()[0][0] == 1
         assert store.recorded_compactions(con, "r").empty
+
+
+def test_a_deleted_and_recreated_store_is_migrated_again(tmp_path):
+    """The file system may give a new file the inode of a deleted one; the new file must still get
+    its tables (a bench or a test deleting its database between runs in one process)."""
+    db = tmp_path / "again.duckdb"
+    for _ in range(5):
+        with store.writing(db) as con:
+            assert store.current_version(con) == store.LATEST
+            con.execute("INSERT INTO skips VALUES ('r', 'd', 'x:1', 'bad')")
+        for path in (db, db.with_suffix(".duckdb.wal")):
+            path.unlink(missing_ok=True)

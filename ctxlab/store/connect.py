@@ -22,10 +22,6 @@ from ctxlab.store.schema import LATEST, current_version, migrate
 DEFAULT_DB = "ctxlab.duckdb"
 READ_TIMEOUT_S = 10.0
 WRITE_TIMEOUT_S = 60.0
-# Files this process has migrated: the replay reopens its database for every batch, and checking
-# the schema each time would cost more than the write.
-# Keyed by path and inode, so a deleted and recreated file is migrated again.
-_MIGRATED: set[tuple[str, int]] = set()
 
 
 def default_db() -> str:
@@ -64,19 +60,10 @@ def connect(path: str | Path | None = None, read_only: bool = False, *,
             connect(path, timeout=limit).close()
             con = _open_with_retry(path, True, limit)
     else:
-        key = _file_key(path)
-        if key is None or key not in _MIGRATED:
-            migrate(con)
-            if key is not None:
-                _MIGRATED.add(key)
+        # Checked on every open (about 15 ms; the replay opens once per batch): a cache of migrated
+        # files keyed by path and inode was wrong when a deleted file's inode was reused.
+        migrate(con)
     return con
-
-
-def _file_key(path: str) -> tuple[str, int] | None:
-    try:
-        return (os.path.realpath(path), os.stat(path).st_ino)
-    except OSError:  # in-memory or not on disk yet
-        return None
 
 
 def _open_with_retry(path: str, read_only: bool, limit: float) -> duckdb.DuckDBPyConnection:
