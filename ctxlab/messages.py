@@ -240,6 +240,8 @@ def validate_messages(messages: Sequence[Message]) -> None:
 
 def as_messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
     """Accept `Message` objects or OpenAI dicts (ids derived from position where missing)."""
+    if isinstance(messages, tuple) and all(isinstance(m, Message) for m in messages):
+        return messages  # already a result's messages: no copy (callers compare them by identity)
     return tuple(m if isinstance(m, Message) else Message.from_openai(m, i) for i, m in enumerate(messages))
 
 

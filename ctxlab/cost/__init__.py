@@ -11,14 +11,26 @@ See docs/cost.md for the model, its sources and its simplifications.
 """
 
 from ctxlab.cost.cache import CacheModel, default_cache_model, provider_family
-from ctxlab.cost.calls import CacheState, CallCost, Prompt, SessionCost, price_call, price_prompts, total
+from ctxlab.cost.calls import (
+    CacheState,
+    CallCost,
+    Observation,
+    Prompt,
+    SessionCost,
+    bill,
+    observe,
+    price_call,
+    price_prompts,
+    total,
+)
 from ctxlab.cost.checks import CallCheck, SessionCheck, combined
 from ctxlab.cost.logs import check_logs, check_session
 from ctxlab.cost.prices import PriceModel, Prices, Rates, UnknownModelError, get_prices, price_model
 from ctxlab.cost.split import Match, Split, split
 from ctxlab.cost.summaries import price_summary, price_usage
 
-__all__ = ["CacheModel", "CacheState", "CallCheck", "CallCost", "Match", "PriceModel", "Prices", "Prompt", "Rates",
+__all__ = ["CacheModel", "CacheState", "CallCheck", "CallCost", "Match", "Observation", "PriceModel", "Prices", "Prompt",
+           "Rates", "bill", "observe",
            "SessionCheck", "SessionCost", "Split", "UnknownModelError", "check_logs", "check_session", "combined",
            "default_cache_model", "get_prices", "price_call", "price_model", "price_prompts", "price_summary",
            "price_usage", "provider_family", "split", "total"]

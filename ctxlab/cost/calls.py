@@ -7,7 +7,9 @@
 
 `price_call` compares a call with the previous one only and counts just the messages that are
 new since it (the running totals are carried in `CacheState`), so pricing a replay turn by turn
-costs little more than the replay. `price_prompts` folds it over a whole session.
+costs little more than the replay. `price_prompts` folds it over a whole session. To bill one call
+by several models, `observe` it once (what it shares with the previous call does not depend on the
+model) and `bill` the observation per model.
 """
 
 from __future__ import annotations
@@ -63,6 +65,31 @@ class CacheState(NamedTuple):
     timestamp: float | None
 
 
+class Observation(NamedTuple):
+    """A call as every price model sees it: its size, and what it shares with the previous call
+    (None fields for the first call of a session).
+
+    Attributes:
+        prompt_tokens: the whole prompt (tools, reply priming, messages).
+        output_tokens: the tokens it generated.
+        previous_tokens: the previous prompt's size.
+        whole_prefix: the previous prompt (tools and messages) is a prefix of this one.
+        new_blocks: Anthropic content blocks after that prefix (how far a breakpoint must look back).
+        shared_tokens: tokens of the longest prefix both prompts share in whole messages.
+        system_tokens: tokens up to the end of the shared leading system messages (0: none).
+        gap_s: seconds since the previous call (None when unknown).
+    """
+
+    prompt_tokens: int
+    output_tokens: int
+    previous_tokens: int | None = None
+    whole_prefix: bool = False
+    new_blocks: int = 0
+    shared_tokens: int = 0
+    system_tokens: int = 0
+    gap_s: float | None = None
+
+
 class SessionCost(NamedTuple):
     """Every call of a session and their sum (``total.prompt_tokens`` sums the prompts)."""
 
@@ -77,14 +104,41 @@ def price_call(pm: PriceModel, counter: str | TokenCounter, prompt: Prompt,
     Returns:
         The call's cost and the state the next call compares with.
     """
+    observed, state = observe(counter, prompt, state)
+    return bill(pm, observed), state
+
+
+def observe(counter: str | TokenCounter, prompt: Prompt,
+            state: CacheState | None = None) -> tuple[Observation, CacheState]:
+    """What a call shares with the previous call of its session, whatever the price model."""
     messages, tools = as_messages(prompt.messages), tuple(prompt.tools or ())
     same_tools = state is not None and _same_tools(state.tools, tools)
     shared = _shared_count(state.messages, messages) if state is not None and same_tools else 0
     cumulative = _cumulative(get_counter(counter), messages, tools, state if same_tools else None, shared)
-    when = prompt.timestamp if prompt.timestamp is not None else _latest_time(messages)
-    match = None if state is None else _match(pm, state, messages, cumulative, shared, same_tools, when)
-    cost = CallCost.of(pm, split(pm.cache, cumulative[-1], match), prompt.output_tokens)
-    return cost, CacheState(messages, tools, cumulative, _system_count(messages), when)
+    previous = len(state.messages) if state is not None else 0
+    whole = state is not None and same_tools and shared == previous
+    # A call that extends the previous prompt only needs its new messages looked at.
+    when = prompt.timestamp if prompt.timestamp is not None else _latest_time(
+        messages[previous:] if whole else messages, state.timestamp if whole and state is not None else None)
+    system_count = state.system_count if whole and state is not None and state.system_count < previous \
+        else _system_count(messages)
+    after = CacheState(messages, tools, cumulative, system_count, when)
+    if state is None:
+        return Observation(cumulative[-1], prompt.output_tokens), after
+    system = state.cumulative[state.system_count] if same_tools and 0 < state.system_count <= shared else 0
+    gap = None if when is None or state.timestamp is None else when - state.timestamp
+    return Observation(cumulative[-1], prompt.output_tokens, state.cumulative[-1], whole,
+                       content_blocks(messages[previous:]) if whole else 0, cumulative[shared], system, gap), after
+
+
+def bill(pm: PriceModel, observed: Observation) -> CallCost:
+    """An observed call billed by one price model and its cache."""
+    match = None
+    if observed.previous_tokens is not None:
+        lookback = pm.cache.lookback_blocks if pm.cache.explicit else None
+        whole = observed.whole_prefix and (lookback is None or observed.new_blocks <= lookback)
+        match = Match(observed.previous_tokens, whole, observed.shared_tokens, observed.system_tokens, observed.gap_s)
+    return CallCost.of(pm, split(pm.cache, observed.prompt_tokens, match), observed.output_tokens)
 
 
 def price_prompts(pm: PriceModel, counter: str | TokenCounter, prompts: Iterable[Prompt]) -> SessionCost:
@@ -107,16 +161,6 @@ def total(costs: Iterable[CallCost]) -> CallCost:
     return CallCost(prompt, inp, read, write, out, dollars)
 
 
-def _match(pm: PriceModel, state: CacheState, messages: tuple[Message, ...], cumulative: tuple[int, ...],
-           shared: int, same_tools: bool, when: float | None) -> Match:
-    previous = len(state.messages)
-    lookback = pm.cache.lookback_blocks if pm.cache.explicit else None
-    whole = same_tools and shared == previous and (lookback is None or content_blocks(messages[previous:]) <= lookback)
-    system = state.cumulative[state.system_count] if same_tools and 0 < state.system_count <= shared else 0
-    gap = None if when is None or state.timestamp is None else when - state.timestamp
-    return Match(state.cumulative[-1], whole, cumulative[shared], system, gap)
-
-
 def _cumulative(counter: TokenCounter, messages: tuple[Message, ...], tools: tuple[Mapping[str, Any], ...],
                 state: CacheState | None, shared: int) -> tuple[int, ...]:
     """Running token totals, reusing the previous call's for the shared messages."""
@@ -136,7 +180,7 @@ def _shared_count(before: Sequence[Message], after: Sequence[Message]) -> int:
 
 
 def _same_tools(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> bool:
-    return len(before) == len(after) and all(a is b or a == b for a, b in zip(before, after, strict=True))
+    return before is after or len(before) == len(after) and all(a is b or a == b for a, b in zip(before, after, strict=True))
 
 
 def _system_count(messages: Sequence[Message]) -> int:
@@ -148,5 +192,5 @@ def content_blocks(messages: Sequence[Message]) -> int:
     return sum(max(1, any(m.parts) + len(m.tool_calls)) for m in messages)
 
 
-def _latest_time(messages: Sequence[Message]) -> float | None:
-    return next((m.timestamp for m in reversed(messages) if m.timestamp is not None), None)
+def _latest_time(messages: Sequence[Message], default: float | None = None) -> float | None:
+    return next((m.timestamp for m in reversed(messages) if m.timestamp is not None), default)

@@ -12,9 +12,9 @@ counted by the pricing counter. A strategy's own LLM summary is priced as an unc
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ctxlab.cost import CacheState, PriceModel, Prompt, price_call, price_model, price_usage
+from ctxlab.cost import CacheState, PriceModel, Prompt, bill, observe, price_model, price_usage
 from ctxlab.messages import Conversation
 from ctxlab.replay.metrics import llm_usage
 from ctxlab.store.schema import ResultCostRow
@@ -45,22 +45,23 @@ class Chain:
 
     pricer: Pricer
     outputs: Mapping[int, int]
-    states: dict[str, CacheState | None] = field(default_factory=dict)
+    state: CacheState | None = None
 
     def price(self, unit: int, conv: Conversation, upto: int, result: CompressionResult | None) -> list[ResultCostRow]:
         """The rows of the call sent before ``conv.messages[upto]``; a failed compression sends
         nothing and the next call starts cold."""
         if result is None:
-            self.states.clear()
+            self.state = None
             return []
         output = self.outputs.get(upto)
         if output is None:
             output = self.pricer.counter.count_message(conv.messages[upto]) if upto < len(conv.messages) else 0
         usage = llm_usage(result.events)
+        # What the call shares with the previous one is the same for every model: observed once.
+        observed, self.state = observe(self.pricer.counter, Prompt(result.messages, conv.tools, output), self.state)
         rows = []
         for pm in self.pricer.models:
-            cost, self.states[pm.name] = price_call(pm, self.pricer.counter, Prompt(result.messages, conv.tools, output),
-                                                    self.states.get(pm.name))
+            cost = bill(pm, observed)
             summarizer = price_usage(pm, usage.input_tokens, usage.output_tokens).cost_usd if usage.calls else 0.0
             rows.append(ResultCostRow(unit, pm.name, cost.prompt_tokens, cost.input_tokens, cost.cache_read_tokens,
                                       cost.cache_write_tokens, cost.output_tokens, summarizer,
