@@ -50,7 +50,7 @@ _FAILED = re.compile(r"\b[1-9]\d* (?:failed|errors?|failures?)\b|\b(?:failed|err
 _CODE_LINE = re.compile(r"^\s*(?:raise|except|throw|catch|def|class|import|from|return|if|elif|else|try|"
                         r"finally|func|fn|pub|let|const|var|case|assert|expect|log(?:ger)?\.\w+)\b|^\s*(?://|#|/?\*)")
 _TEST_SUMMARY = re.compile(r"\b\d+ (?:passed|failed|errors?|skipped|tests?)\b|Tests?:\s+\d+", re.I)
-_URLS_AND_PATHS = r"https?://\S+|(?:[\w.-]+/)+[\w.-]+"
+_URLS_AND_PATHS = r"https?://\S+|/?(?:[\w.-]+/)+[\w.-]+"  # a leading "/" stays: absolute paths
 # One `\b` ahead of the identifier alternatives instead of one each: the same matches, tried faster.
 _OTHER_DETAILS = (
     r"\b[\w-]+\.(?:py|ts|tsx|js|go|rs|java|rb|json|ya?ml|toml|md|sql|sh|ini|cfg|env|lock|txt|html|css)\b|`[^`\n]+`"
@@ -129,6 +129,23 @@ def sentences(text: str) -> Iterator[str]:
 def concreteness(text: str) -> int:
     """How many concrete details (paths, identifiers, codes, numbers with units...) a text has."""
     return len((CONCRETE if "/" in text else _CONCRETE_WITHOUT_SLASH).findall(text))
+
+
+def details(text: str) -> tuple[str, ...]:
+    """The concrete details of `text` (paths, URLs, identifiers, error codes, numbers with units,
+    backticked spans), in order of first occurrence, deduplicated, trailing punctuation stripped.
+
+    What a reader needs to find the thing again (a file, a symbol, an error): the trail a cleared
+    tool output or a summary keeps when the text itself goes.
+    """
+    return _details(text)
+
+
+@lru_cache(maxsize=4096)  # per-turn replays digest the same tool output at every compaction
+def _details(text: str) -> tuple[str, ...]:
+    found = (CONCRETE if "/" in text else _CONCRETE_WITHOUT_SLASH).findall(text)
+    cleaned = (d if d.endswith("()") else d.rstrip(".,;:!?'\")]") for d in found)
+    return tuple(dict.fromkeys(d for d in cleaned if len(d) >= 2))
 
 
 def shorten(text: str, limit: int) -> str:
