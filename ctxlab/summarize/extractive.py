@@ -208,6 +208,7 @@ def _assistant_items(message: Message) -> tuple[tuple[str, str, float, str], ...
     if body.strip() and not out:  # a status line when no sentence said anything more specific
         out.append((PROGRESS, h.lead(body, _SENTENCE_CHARS), 0.5, "lead"))
     for call in message.tool_calls:
+        out.append((DETAILS, call.name, 0.0, ""))  # which tools ran, even where the call says nothing else
         info = classify(call)
         if info.kind == "command" and info.command:
             out.append((COMMANDS, h.shorten(info.command, _COMMAND_CHARS), 0.5, ""))

@@ -8,9 +8,14 @@ only as far as needed:
    ``mask_keep`` (observation masking, oldest first, stopping as soon as the context fits);
 2. fold the oldest whole tool groups after the head into the summary (earlier summaries with
    them, so a merging voice updates one running summary), keeping the newest groups that fit what
-   the head and a summary of at most ``min(summary_max_tokens, target / 4)`` leave;
+   the head and ``min(summary_max_tokens, target / 4)`` for the summary leave;
 3. shrink the largest tool outputs still kept to head and tail, the cut middle's details in
    the marker (`trail.shrink`), when even the newest group does not fit.
+
+The summary may then use up to ``summary_max_tokens``, more than the target planned for it, but
+never more than the window leaves (`Selection.summary_cap`): measured on the bundled agent sessions,
+the summary's size matters most to what a compacted context still holds, because its details
+section is the densest record of what the folded turns named.
 
 Cuts fall between tool groups (`tool_groups`), so no call is parted from its result. Counts are
 the ``tail_counter``'s, message overhead and tool definitions included.
@@ -34,7 +39,8 @@ def fit_budget(job: Job, head: int, start: int) -> Selection | None:
     p, messages = job.policy, job.messages
     counter = job.counter(p.tail_counter)
     counts = list(job.counts(p.tail_counter))
-    target = int(job.window * p.tail_value) - counter.overhead(job.request.tools)
+    fixed = counter.overhead(job.request.tools)
+    target = int(job.window * p.tail_value) - fixed
     names = call_names(messages)
     cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, p.mask_keep)
     for i, message in cleared.items():
@@ -43,11 +49,16 @@ def fit_budget(job: Job, head: int, start: int) -> Selection | None:
         return Selection(tuple(range(len(messages))), replaced=cleared) if cleared else None
     room = target - sum(counts[:head]) - min(p.summary_max_tokens, target // 4)
     cut = newest_groups(messages, counts, start, room)
-    keep = (*range(head), *range(cut, len(messages)))
-    shrunk = shrink_largest(messages, counts, counter, names, range(cut, len(messages)),
-                            sum(counts[cut:]) - room, cleared)
+    shrunk = shrink_largest(messages, counts, counter, names, range(cut, len(messages)), sum(counts[cut:]) - room,
+                            cleared)
+    for i, message in shrunk.items():
+        counts[i] = counter.count_message(message)
+    # The summary may take more than its share of the target (its details are the densest record
+    # of the folded turns) but never more than the window leaves.
+    cap = max(1, min(p.summary_max_tokens, job.window - fixed - sum(counts[:head]) - sum(counts[cut:])))
     replaced = {i: m for i, m in {**cleared, **shrunk}.items() if i >= cut or i < head}
-    return Selection(keep, fold=tuple(range(start, cut)), replaced=replaced)
+    return Selection((*range(head), *range(cut, len(messages))), fold=tuple(range(start, cut)), replaced=replaced,
+                     summary_cap=cap)
 
 
 def clear_oldest(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, names: dict[str, str],

@@ -173,7 +173,7 @@ class Policy(BaseStrategy):
         """The summary message of the fold (middle ``summarize``) and its LLM calls' events."""
         if self.middle != "summarize":
             return None, []
-        done = summary.summarize(job, sel.fold, sel.prefix, self.engine)
+        done = summary.summarize(job, sel.fold, sel.prefix, self.engine, sel.summary_cap)
         gone = [i for i in (*sel.fold, *sel.prefix) if i not in keep]
         return (summary.message(job, done.text, gone) if done.text else None), _call_events(done)
 
