@@ -56,7 +56,7 @@ _OTHER_DETAILS = (
     r"\b[\w-]+\.(?:py|ts|tsx|js|go|rs|java|rb|json|ya?ml|toml|md|sql|sh|ini|cfg|env|lock|txt|html|css)\b|`[^`\n]+`"
     r"|\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|[a-z]+(?:[A-Z]\w+)+\b|[A-Za-z]+(?:_[A-Za-z0-9]+)+\b"
     r"|[A-Z]{1,4}\d{3,5}\b|ERR_\w+|\w+\(\))"
-    r"|\d[\d,]*(?:\.\d+)*\s?(?:[A-Za-z%]{1,12}\b|[\u3040-\u30ff\u4e00-\u9fff])")
+    r"|\d[\d,]*(?:\.\d+)*[ \t]?(?:[A-Za-z%]{1,12}\b|[\u3040-\u30ff\u4e00-\u9fff])")  # a unit on the same line
 CONCRETE = re.compile(f"{_URLS_AND_PATHS}|{_OTHER_DETAILS}")
 # In a text without "/" no URL or path matches anywhere, so leaving them out changes no match,
 # and spares trying them at every character of every word.

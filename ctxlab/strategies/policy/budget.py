@@ -29,6 +29,7 @@ from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import Span, call_names, drop_oldest_turns, tool_groups
 from ctxlab.strategies.policy import trail
 from ctxlab.strategies.policy.job import Job, Selection
+from ctxlab.strategies.policy.voices import VOICES
 from ctxlab.tokens import TokenCounter
 
 _MIN_SHRUNK = 64  # tokens a shrunk output keeps at least (its note), so nothing vanishes silently
@@ -55,7 +56,8 @@ def fit_budget(job: Job, head: int, start: int) -> Selection | None:
         counts[i] = counter.count_message(message)
     # The summary may take more than its share of the target (its details are the densest record
     # of the folded turns) but never more than the window leaves.
-    cap = max(1, min(p.summary_max_tokens, job.window - fixed - sum(counts[:head]) - sum(counts[cut:])))
+    wrapper = counter.count_message(Message("user", VOICES[p.voice].wrapper.format(summary="")))
+    cap = max(1, min(p.summary_max_tokens, job.window - fixed - wrapper - sum(counts[:head]) - sum(counts[cut:])))
     replaced = {i: m for i, m in {**cleared, **shrunk}.items() if i >= cut or i < head}
     return Selection((*range(head), *range(cut, len(messages))), fold=tuple(range(start, cut)), replaced=replaced,
                      summary_cap=cap)
