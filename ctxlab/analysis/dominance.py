@@ -1,9 +1,9 @@
 """Does a candidate policy beat the anchors at their own cost? Recall compared at equal tokens sent.
 
 A candidate measured at several settings of its knob is a curve of fact recall against mean tokens
-sent per session (rows of `ctxlab.analysis.recommend.frontier`). Each anchor preset is one point.
-The candidate's recall at an anchor's tokens is read off the curve, linearly between its two
-nearest settings, and compared with the anchor's recall:
+sent per session (rows of `ctxlab.analysis.recommend.frontier`), its settings ordered by tokens
+sent. Each anchor preset is one point. The candidate's recall at an anchor's tokens is read off the
+curve, linearly between the two settings around it, and compared with the anchor's recall:
 
 - ``wins``: more than `RECALL_TIE` above; ``ties``: within it; ``loses``: more than it below;
 - ``out of range``: the anchor sends fewer tokens than the candidate's cheapest setting or more
@@ -11,8 +11,8 @@ nearest settings, and compared with the anchor's recall:
   no more and keeps at least as much (an anchor that overflows the window sends more than any
   setting that fits it).
 
-The curve is the candidate's Pareto front (a setting that another sends fewer tokens than and keeps
-more facts than is not one anyone would pick); several settings at the same tokens count as the best.
+Every setting is a point of the curve, even one that keeps fewer facts than a cheaper one (where
+the curve dips, so does the candidate's recall); settings at the same tokens count as the best.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from ctxlab.replay.config import DEFAULT_COUNTER, SEED, ReplayConfig
 ANCHORS = ("pi", "codex", "langchain_trim", "langchain_summarization", "langchain_clear_tool_uses", "openhands",
            "openhands_agent", "inspect_trim", "inspect_edit", "inspect_summary")
 # `recommended` from cheap to generous: compact at `trigger_value` of the window, down to `tail_value`.
-SETTINGS = ("recommended:trigger_value=0.4,tail_value=0.2", "recommended:trigger_value=0.5,tail_value=0.3",
-            "recommended:trigger_value=0.6,tail_value=0.4", "recommended:trigger_value=0.8,tail_value=0.6",
+SETTINGS = ("recommended:trigger_value=0.4,tail_value=0.2", "recommended:trigger_value=0.6,tail_value=0.4",
+            "recommended:trigger_value=0.8,tail_value=0.6", "recommended:trigger_value=0.9,tail_value=0.7",
             "recommended:trigger_value=1.0,tail_value=0.9")
 WINDOWS = (8000, 32000, 128000)
 WINS, TIES, LOSES, OUT = "wins", "ties", "loses", "out of range"
@@ -38,14 +38,10 @@ COLUMNS = ["budget", "anchor", "anchor_tokens", "anchor_recall", "anchor_overflo
 
 
 def curve(rows: pd.DataFrame) -> pd.DataFrame:
-    """The candidate's Pareto front: ``tokens_sent`` ascending, ``fact_recall`` strictly rising."""
+    """The candidate's points: ``tokens_sent`` ascending (unique), with their ``fact_recall``."""
     points = rows.dropna(subset=["tokens_sent", "fact_recall"])
-    points = points.groupby("tokens_sent", as_index=False)["fact_recall"].max().sort_values("tokens_sent")
-    best, keep = -np.inf, []
-    for recall in points["fact_recall"]:
-        keep.append(recall > best)
-        best = max(best, recall)
-    return points[keep].reset_index(drop=True)
+    return (points.groupby("tokens_sent", as_index=False)["fact_recall"].max()
+            .sort_values("tokens_sent", ignore_index=True))
 
 
 def recall_at(front: pd.DataFrame, tokens: float) -> float | None:

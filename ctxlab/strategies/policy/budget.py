@@ -10,7 +10,10 @@ only as far as needed:
    them, so a merging voice updates one running summary), keeping the newest groups that fit what
    the head and ``min(summary_max_tokens, target / 4)`` for the summary leave;
 3. shrink the largest tool outputs still kept to head and tail, the cut middle's details in
-   the marker (`trail.shrink`), when even the newest group does not fit.
+   the marker (`trail.shrink`), when even the newest group does not fit. The exchange the agent
+   is working on may be over the target alone: then the target gives way to the trigger threshold
+   (the window at most), so the newest output is cut only as far as that needs, and the history
+   around it is not folded for its sake.
 
 The summary may then use up to ``summary_max_tokens``, more than the target planned for it, but
 never more than the window leaves (`Selection.summary_cap`): measured on the bundled agent sessions,
@@ -32,6 +35,7 @@ from ctxlab.strategies.policy.job import Job, Selection
 from ctxlab.strategies.policy.voices import VOICES
 from ctxlab.tokens import TokenCounter
 
+_JOINS = 8  # tokens a summary may count more inside its wrapper than alone (merges at the seams)
 _MIN_SHRUNK = 64  # tokens a shrunk output keeps at least (its note), so nothing vanishes silently
 
 
@@ -44,23 +48,41 @@ def fit_budget(job: Job, head: int, start: int) -> Selection | None:
     target = int(job.window * p.tail_value) - fixed
     names = call_names(messages)
     cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, p.mask_keep)
-    for i, message in cleared.items():
-        counts[i] = counter.count_message(message)
+    counts = _recount(counts, cleared, counter)
     if sum(counts) <= target:
         return Selection(tuple(range(len(messages))), replaced=cleared) if cleared else None
-    room = target - sum(counts[:head]) - min(p.summary_max_tokens, target // 4)
-    cut = newest_groups(messages, counts, start, room)
+    cut, room = _fold_cut(job, counts, head, start, target, fixed)
     shrunk = shrink_largest(messages, counts, counter, names, range(cut, len(messages)), sum(counts[cut:]) - room,
                             cleared)
-    for i, message in shrunk.items():
-        counts[i] = counter.count_message(message)
+    counts = _recount(counts, shrunk, counter)
+    kept = sum(counts[:head]) + sum(counts[cut:]) + sum(counts[i] for i in job.pinned if head <= i < cut)
     # The summary may take more than its share of the target (its details are the densest record
     # of the folded turns) but never more than the window leaves.
-    wrapper = counter.count_message(Message("user", VOICES[p.voice].wrapper.format(summary="")))
-    cap = max(1, min(p.summary_max_tokens, job.window - fixed - wrapper - sum(counts[:head]) - sum(counts[cut:])))
+    wrapper = counter.count_message(Message("user", VOICES[p.voice].wrapper.format(summary=""))) + _JOINS
+    cap = max(1, min(p.summary_max_tokens, job.window - fixed - wrapper - kept))
     replaced = {i: m for i, m in {**cleared, **shrunk}.items() if i >= cut or i < head}
     return Selection((*range(head), *range(cut, len(messages))), fold=tuple(range(start, cut)), replaced=replaced,
                      summary_cap=cap)
+
+
+def _fold_cut(job: Job, counts: Sequence[int], head: int, start: int, target: int, fixed: int) -> tuple[int, int]:
+    """Where the kept groups begin, and the room they have (pinned messages before the cut paid)."""
+    p, messages = job.policy, job.messages
+    reserve = min(p.summary_max_tokens, target // 4)
+    room = target - sum(counts[:head]) - reserve
+    if sum(counts[_newest_group(messages, start):]) > room:
+        # The exchange the agent is working on is over the target alone: it is cut only as far as
+        # the trigger threshold (the window at most) needs, and the history kept within that too.
+        room = int(job.window * min(p.trigger_value, 1.0)) - fixed - sum(counts[:head]) - reserve
+    cut = newest_groups(messages, counts, start, room)
+    return cut, room - sum(counts[i] for i in job.pinned if head <= i < cut)
+
+
+def _recount(counts: list[int], replaced: dict[int, Message], counter: TokenCounter) -> list[int]:
+    out = list(counts)
+    for i, message in replaced.items():
+        out[i] = counter.count_message(message)
+    return out
 
 
 def clear_oldest(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, names: dict[str, str],
@@ -84,6 +106,11 @@ def _clearable(messages: Sequence[Message], start: int, keep_newest: int) -> Ite
     results = [i for i in range(start, len(messages)) if messages[i].role == "tool"]
     old = results[:-keep_newest] if keep_newest > 0 else results
     return (i for i in old if messages[i].mark is None)
+
+
+def _newest_group(messages: Sequence[Message], start: int) -> int:
+    groups = tool_groups(messages[start:])
+    return start + groups[-1].start if groups else start
 
 
 def newest_groups(messages: Sequence[Message], counts: Sequence[int], start: int, room: int) -> int:
