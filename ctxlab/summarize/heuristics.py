@@ -50,17 +50,21 @@ _FAILED = re.compile(r"\b[1-9]\d* (?:failed|errors?|failures?)\b|\b(?:failed|err
 _CODE_LINE = re.compile(r"^\s*(?:raise|except|throw|catch|def|class|import|from|return|if|elif|else|try|"
                         r"finally|func|fn|pub|let|const|var|case|assert|expect|log(?:ger)?\.\w+)\b|^\s*(?://|#|/?\*)")
 _TEST_SUMMARY = re.compile(r"\b\d+ (?:passed|failed|errors?|skipped|tests?)\b|Tests?:\s+\d+", re.I)
-_URLS_AND_PATHS = r"https?://\S+|/?(?:[\w.-]+/)+[\w.-]+"  # a leading "/" stays: absolute paths
+_URLS_AND_PATHS = r"https?://\S+|(?:[\w.-]+/)+[\w.-]+"
 # One `\b` ahead of the identifier alternatives instead of one each: the same matches, tried faster.
 _OTHER_DETAILS = (
     r"\b[\w-]+\.(?:py|ts|tsx|js|go|rs|java|rb|json|ya?ml|toml|md|sql|sh|ini|cfg|env|lock|txt|html|css)\b|`[^`\n]+`"
     r"|\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|[a-z]+(?:[A-Z]\w+)+\b|[A-Za-z]+(?:_[A-Za-z0-9]+)+\b"
     r"|[A-Z]{1,4}\d{3,5}\b|ERR_\w+|\w+\(\))"
-    r"|\d[\d,]*(?:\.\d+)*[ \t]?(?:[A-Za-z%]{1,12}\b|[\u3040-\u30ff\u4e00-\u9fff])")  # a unit on the same line
+    r"|\d[\d,]*(?:\.\d+)*\s?(?:[A-Za-z%]{1,12}\b|[\u3040-\u30ff\u4e00-\u9fff])")
 CONCRETE = re.compile(f"{_URLS_AND_PATHS}|{_OTHER_DETAILS}")
 # In a text without "/" no URL or path matches anywhere, so leaving them out changes no match,
 # and spares trying them at every character of every word.
 _CONCRETE_WITHOUT_SLASH = re.compile(_OTHER_DETAILS)
+# `details` lists what CONCRETE counts, but keeps an absolute path's leading "/" and a number's unit
+# only on the number's line (a count followed by a line break and a word is no "3 rows").
+_DETAILS = re.compile(r"https?://\S+|/?(?:[\w.-]+/)+[\w.-]+|" + _OTHER_DETAILS.replace(r"\s?", r"[ \t]?"))
+_DETAILS_WITHOUT_SLASH = re.compile(_OTHER_DETAILS.replace(r"\s?", r"[ \t]?"))
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*\u3040-\u30ff\u3400-\u9fff])|(?<=[。！？；])")
 _BULLET = re.compile(r"^\s*(?:[-*+•>]\s+|\d+[.)]\s+|#+\s+)")
@@ -143,7 +147,7 @@ def details(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=4096)  # per-turn replays digest the same tool output at every compaction
 def _details(text: str) -> tuple[str, ...]:
-    found = (CONCRETE if "/" in text else _CONCRETE_WITHOUT_SLASH).findall(text)
+    found = (_DETAILS if "/" in text else _DETAILS_WITHOUT_SLASH).findall(text)
     cleaned = (d if d.endswith("()") else d.rstrip(".,;:!?'\")]") for d in found)
     return tuple(dict.fromkeys(d for d in cleaned if len(d) >= 2))
 
