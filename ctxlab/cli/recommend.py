@@ -33,6 +33,9 @@ def recommend(
     price_model: Annotated[str | None, typer.Option(
         help="Also price every call by this litellm model with prompt caching, and show the front by dollars.",
         show_default=False)] = None,
+    vs_anchors: Annotated[bool, typer.Option(
+        "--vs-anchors", help="Instead: run the agent presets and `recommended` at several settings, and show "
+                             "recommended's recall at each agent's tokens sent (wins / ties / loses).")] = False,
 ) -> None:
     """Which context policy keeps the most of what matters on your sessions, and what it sends.
 
@@ -45,6 +48,9 @@ def recommend(
     from ctxlab.analysis.recommend import recommend as pick
     from ctxlab.bench import deterministic_strategies
 
+    if vs_anchors:
+        _vs_anchors(sources, window, reference, db, workers, limit, skip_invalid)
+        return
     config = ReplayConfig(tuple(sources), tuple(strategy or deterministic_strategies()), (window,), counters=(SEED,),
                           references=(reference,), modes=("per-turn",), estimators=(), db=db or store.default_db(),
                           workers=workers, limit=limit, name=f"recommend-{window}", skip_invalid=skip_invalid,
@@ -68,3 +74,35 @@ def recommend(
         return
     out.print(f"\n[bold]recommended: {choice.label}[/bold]  {choice.evidence}")
     out.print(f"run {summary.run_id} in {summary.db}: `ctxlab dashboard --db {summary.db}` shows the front")
+
+
+VS_HEADERS = {"anchor": "agent preset", "anchor_tokens": "its tokens sent / session", "anchor_recall": "its recall",
+              "anchor_overflow_rate": "its calls over window", "candidate_recall": "recommended at those tokens",
+              "verdict": "verdict", "dominated": "a cheaper setting keeps as much"}
+
+
+def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None, workers: int, limit: int | None,
+                skip_invalid: bool) -> None:
+    """`recommended` against every agent preset at equal tokens sent (`ctxlab.analysis.dominance`)."""
+    from ctxlab import store
+    from ctxlab.analysis import frames
+    from ctxlab.analysis.dominance import dominance, replay_config
+    from ctxlab.analysis.recommend import frontier
+
+    config = replay_config(sources, (window,), reference=reference, db=db or store.default_db(), workers=workers,
+                           limit=limit, name=f"vs-anchors-{window}", skip_invalid=skip_invalid)
+    summary = run_replay(config)
+    with store.reading(summary.db) as con:
+        front = frontier(frames.results(con, summary.run_id, mode="per-turn"), reference)
+    table = dominance(front)
+    three = "{:.3f}".format  # verdicts turn on a 0.005 band
+    out = console()
+    shown = ("label", "tokens_sent", "fact_recall", "overflow_rate", "orphan_rate")
+    out.print(df_table(front.assign(fact_recall=front["fact_recall"].map(three)),
+                       f"Every setting at a {window:,}-token window ({reference} counts)",
+                       {k: FRONT_HEADERS[k] for k in shown}))
+    out.print(df_table(table.assign(anchor_recall=table["anchor_recall"].map(three),
+                                    candidate_recall=table["candidate_recall"].map(lambda r: "-" if r != r else three(r))),
+                       "recommended against the agent presets at their tokens sent", VS_HEADERS))
+    counts = table["verdict"].value_counts()
+    out.print(", ".join(f"{n} {verdict}" for verdict, n in counts.items()) + f"; run {summary.run_id} in {summary.db}")

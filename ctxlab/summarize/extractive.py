@@ -27,6 +27,7 @@ from ctxlab.summarize.sections import (
     CONSTRAINTS,
     CONTEXT,
     DECISIONS,
+    DETAILS,
     ERRORS,
     GOAL,
     MODIFIED,
@@ -41,9 +42,9 @@ from ctxlab.summarize.toolcalls import classify, tool_names
 from ctxlab.tokens import TokenCounter
 
 _WEIGHTS = {GOAL: 6.0, CONSTRAINTS: 6.0, DECISIONS: 5.5, MODIFIED: 5.0, ERRORS: 4.0, NEXT: 4.0,
-            READ: 3.5, PROGRESS: 3.0, COMMANDS: 3.0, CONTEXT: 2.0}
+            READ: 3.5, PROGRESS: 3.0, COMMANDS: 3.0, CONTEXT: 2.0, DETAILS: 1.0}
 # Newer progress, errors and next steps matter more than older ones; goals and decisions do not age.
-_RECENCY = {PROGRESS: 2.0, NEXT: 2.0, ERRORS: 1.5, COMMANDS: 1.0, CONTEXT: 1.0}
+_RECENCY = {PROGRESS: 2.0, NEXT: 2.0, ERRORS: 1.5, COMMANDS: 1.0, CONTEXT: 1.0, DETAILS: 1.0}
 _CARRIED = {GOAL: 1.0, CONSTRAINTS: 1.0, DECISIONS: 1.0, MODIFIED: 1.0, READ: 0.5}
 _REQUEST_CHARS = 280
 _SENTENCE_CHARS = 240
@@ -133,16 +134,23 @@ def fit(items: list[Item], counter: TokenCounter, max_tokens: int) -> str:
     order = sorted(range(len(items)), key=lambda i: (-priority[i], items[i].seq))
     chosen: list[int] = []
     opened: set[str] = set()
+    said = ""  # the chosen lines' text: a detail one of them already holds is not repeated
     used = 0
     for i in order:
         item = items[i]
-        cost = counter.count(f"- {item.text}") + 1
+        if item.section == DETAILS:
+            if item.text in said:
+                continue
+            cost = counter.count(item.text) + 1  # several details share a line
+        else:
+            cost = counter.count(f"- {item.text}") + 1
         if item.section not in opened:
             cost += counter.count(f"## {item.section}") + 2
         if used + cost <= max_tokens:
             chosen.append(i)
             opened.add(item.section)
             used += cost
+            said += "\n" + item.text
     text = _render([items[i] for i in chosen])
     while chosen and counter.count(text) > max_tokens:  # the per-line estimate was short: trim more
         chosen.pop()
@@ -189,7 +197,7 @@ def _user_items(text: str) -> tuple[tuple[str, str, float, str], ...]:
         out.extend(_classify_sentence(sentence, user=True))
     # Errors in the prose are part of the request; pasted logs (code blocks) are errors seen.
     out.extend((ERRORS, h.shorten(line, _SENTENCE_CHARS), score, "") for line, score in h.error_lines(h.code(text), 2))
-    return tuple(out)
+    return (*out, *_detail_items(text))
 
 
 def _assistant_items(message: Message) -> tuple[tuple[str, str, float, str], ...]:
@@ -200,6 +208,7 @@ def _assistant_items(message: Message) -> tuple[tuple[str, str, float, str], ...
     if body.strip() and not out:  # a status line when no sentence said anything more specific
         out.append((PROGRESS, h.lead(body, _SENTENCE_CHARS), 0.5, "lead"))
     for call in message.tool_calls:
+        out.append((DETAILS, call.name, 0.0, ""))  # which tools ran, even where the call says nothing else
         info = classify(call)
         if info.kind == "command" and info.command:
             out.append((COMMANDS, h.shorten(info.command, _COMMAND_CHARS), 0.5, ""))
@@ -209,7 +218,7 @@ def _assistant_items(message: Message) -> tuple[tuple[str, str, float, str], ...
         else:
             args = ", ".join(f"{k}={v}" for k, v in info.args.items() if isinstance(v, str | int | float))
             out.append((CONTEXT, h.shorten(f"{info.name}({args})", _COMMAND_CHARS), 0.5, ""))
-    return tuple(out)
+    return (*out, *_detail_items(message.text))
 
 
 def _tool_items(text: str) -> tuple[tuple[str, str, float, str], ...]:
@@ -217,7 +226,13 @@ def _tool_items(text: str) -> tuple[tuple[str, str, float, str], ...]:
     summary = h.runner_summary(text)
     if summary and all(summary not in line for _, line, _, _ in out):
         out.append((ERRORS if h.failed(summary) else PROGRESS, h.shorten(summary, _SENTENCE_CHARS), 1.0, ""))
-    return tuple(out)
+    return (*out, *_detail_items(text))
+
+
+def _detail_items(text: str) -> tuple[tuple[str, str, float, str], ...]:
+    """The text's concrete details (paths, identifiers, numbers...), the lowest-ranked items: what
+    room the other sections leave keeps the trail of what the messages named."""
+    return tuple((DETAILS, d, 0.0, "") for d in h.details(text) if len(d) <= _SENTENCE_CHARS)
 
 
 def _classify_sentence(sentence: str, *, user: bool) -> list[tuple[str, str, float, str]]:
@@ -265,7 +280,7 @@ def _dedupe(items: list[Item]) -> list[Item]:
 
 
 def _render(items: list[Item]) -> str:
-    sections: dict[str, list[str]] = {s: [] for s in SECTIONS}
+    sections: dict[str, list[str]] = {s: [] for s in SECTIONS}  # rendered by `render` (details joined)
     for it in sorted(items, key=lambda it: it.seq):
         sections.setdefault(it.section, []).append(it.text)
     return render(sections)

@@ -61,6 +61,10 @@ CONCRETE = re.compile(f"{_URLS_AND_PATHS}|{_OTHER_DETAILS}")
 # In a text without "/" no URL or path matches anywhere, so leaving them out changes no match,
 # and spares trying them at every character of every word.
 _CONCRETE_WITHOUT_SLASH = re.compile(_OTHER_DETAILS)
+# `details` lists what CONCRETE counts, but keeps an absolute path's leading "/" and a number's unit
+# only on the number's line (a count followed by a line break and a word is no "3 rows").
+_DETAILS = re.compile(r"https?://\S+|/?(?:[\w.-]+/)+[\w.-]+|" + _OTHER_DETAILS.replace(r"\s?", r"[ \t]?"))
+_DETAILS_WITHOUT_SLASH = re.compile(_OTHER_DETAILS.replace(r"\s?", r"[ \t]?"))
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*\u3040-\u30ff\u3400-\u9fff])|(?<=[。！？；])")
 _BULLET = re.compile(r"^\s*(?:[-*+•>]\s+|\d+[.)]\s+|#+\s+)")
@@ -129,6 +133,23 @@ def sentences(text: str) -> Iterator[str]:
 def concreteness(text: str) -> int:
     """How many concrete details (paths, identifiers, codes, numbers with units...) a text has."""
     return len((CONCRETE if "/" in text else _CONCRETE_WITHOUT_SLASH).findall(text))
+
+
+def details(text: str) -> tuple[str, ...]:
+    """The concrete details of `text` (paths, URLs, identifiers, error codes, numbers with units,
+    backticked spans), in order of first occurrence, deduplicated, trailing punctuation stripped.
+
+    What a reader needs to find the thing again (a file, a symbol, an error): the trail a cleared
+    tool output or a summary keeps when the text itself goes.
+    """
+    return _details(text)
+
+
+@lru_cache(maxsize=4096)  # per-turn replays digest the same tool output at every compaction
+def _details(text: str) -> tuple[str, ...]:
+    found = (_DETAILS if "/" in text else _DETAILS_WITHOUT_SLASH).findall(text)
+    cleaned = (d if d.endswith("()") else d.rstrip(".,;:!?'\")]") for d in found)
+    return tuple(dict.fromkeys(d for d in cleaned if len(d) >= 2))
 
 
 def shorten(text: str, limit: int) -> str:

@@ -21,7 +21,11 @@ ERRORS = "Errors Seen"
 PROGRESS = "Progress"
 NEXT = "Next Steps"
 CONTEXT = "Critical Context"
-SECTIONS = (GOAL, CONSTRAINTS, DECISIONS, READ, MODIFIED, COMMANDS, ERRORS, PROGRESS, NEXT, CONTEXT)
+DETAILS = "Details"
+SECTIONS = (GOAL, CONSTRAINTS, DECISIONS, READ, MODIFIED, COMMANDS, ERRORS, PROGRESS, NEXT, CONTEXT, DETAILS)
+# Details (paths, identifiers, numbers seen in tool outputs) are short: several share a line.
+DETAIL_SEPARATOR = "; "
+_DETAIL_LINE_CHARS = 160
 
 _ALIASES = {
     "goal": GOAL, "goals": GOAL, "user requests": GOAL, "requests": GOAL, "original request": GOAL,
@@ -35,6 +39,7 @@ _ALIASES = {
     "progress": PROGRESS, "done": PROGRESS, "in progress": PROGRESS, "early progress": PROGRESS,
     "next steps": NEXT, "next": NEXT,
     "critical context": CONTEXT, "context": CONTEXT, "context for suffix": CONTEXT,
+    "details": DETAILS, "key details": DETAILS, "trail": DETAILS,
 }
 _HEADER = re.compile(r"^\s*(?:#{1,6}\s*(.+?)|\*\*(.+?)\*\*)\s*:?\s*$")
 _TAG = re.compile(r"^\s*<(/?)(read-files|modified-files)>\s*$")
@@ -69,7 +74,8 @@ def parse_summary(text: str) -> dict[str, list[str]]:
             continue
         item = _BULLET.sub("", raw).strip()
         if item and item.lower() not in ("(none)", "none", "n/a"):
-            out.setdefault(current, []).append(item)
+            pieces = item.split(DETAIL_SEPARATOR) if current == DETAILS else [item]
+            out.setdefault(current, []).extend(p for p in pieces if p)
     return out
 
 
@@ -79,8 +85,21 @@ def render(sections: Mapping[str, Sequence[str]]) -> str:
     for name in (*SECTIONS, *(s for s in sections if s not in SECTIONS)):
         items = sections.get(name)
         if items:
-            blocks.append("\n".join([f"## {name}", *(f"- {item}" for item in items)]))
+            blocks.append("\n".join([f"## {name}", *(f"- {line}" for line in lines_of(name, items))]))
     return "\n\n".join(blocks)
+
+
+def lines_of(section: str, items: Sequence[str]) -> list[str]:
+    """The rendered lines of a section's items: one per item, except details, joined a few a line."""
+    if section != DETAILS:
+        return list(items)
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + len(item) + len(DETAIL_SEPARATOR) <= _DETAIL_LINE_CHARS:
+            lines[-1] += DETAIL_SEPARATOR + item
+        else:
+            lines.append(item)
+    return lines
 
 
 def file_lists_block(read: Iterable[str], modified: Iterable[str]) -> str:

@@ -50,6 +50,7 @@ EXTRA: list[tuple[str, dict[str, Any]]] = [
     ("openhands", {"trigger_events": 8, "keep_first": 1, "summary_max_tokens": 200}),
     ("inspect_trim", {"tail_value": 0.4}),
     ("inspect_edit", {"mask_keep": 1, "trigger_value": 0.1}),
+    ("recommended", {"trigger_value": 0.3, "tail_value": 0.2, "mask_keep": 1, "summary_max_tokens": 200}),
     ("policy", {"tail": "recent_messages", "tail_value": 3.0, "snap": "group_start", "middle": "summarize",
                 "summary_max_tokens": 200, "placement": "cut"}),
 ]

@@ -16,6 +16,7 @@ from ctxlab.summarize.sections import (
     CONSTRAINTS,
     CONTEXT,
     DECISIONS,
+    DETAILS,
     ERRORS,
     GOAL,
     MODIFIED,
@@ -209,4 +210,4 @@ def test_each_message_is_extracted_once_however_often_it_is_summarized(monkeypat
 def test_headers_are_sections() -> None:
     text = EXTRACTIVE.summarize(session(), counter=O200K, max_tokens=2000).text
     assert re.findall(r"^## (.+)$", text, re.M) == [GOAL, CONSTRAINTS, DECISIONS, READ, MODIFIED, COMMANDS,
-                                                    ERRORS, PROGRESS, NEXT, CONTEXT]
+                                                    ERRORS, PROGRESS, NEXT, CONTEXT, DETAILS]

@@ -114,3 +114,10 @@ def test_hand_built_edge_cases() -> None:
     assert h.holds(h.NEXT, "次に、テストを追加します。") and not h.holds(h.NEXT, "Nothing more.")
     assert h.holds(h.CONSTRAINT, "Keep them backward-compatible.")
     assert h.concreteness("5个文件/目录 and 3 MB") == len(ORIGINAL_CONCRETE.findall("5个文件/目录 and 3 MB")) == 2
+
+
+def test_details_are_the_concrete_details_in_order_once() -> None:
+    text = ("Error [ERR_MODULE_NOT_FOUND]: cannot find /app/src/config from src/routes/tickets.js.\n"
+            "27 files use require(); TicketService and fetch_customers too. TicketService again.\n12\npassed")
+    assert h.details(text) == ("ERR_MODULE_NOT_FOUND", "/app/src/config", "src/routes/tickets.js", "27 files", "require()",
+                               "TicketService", "fetch_customers")

@@ -26,6 +26,8 @@ class Selection(NamedTuple):
         prefix: a split turn's prefix, summarized on its own (pi-mono's turn-prefix summary).
         anchor: the index the summary goes before when placement is ``cut``.
         replaced: new versions of kept messages (truncated or masked, same id).
+        summary_cap: the most tokens the summary may take, when the tail sizes it (else the
+            policy's ``summary_max_tokens``).
     """
 
     keep: tuple[int, ...]
@@ -33,6 +35,7 @@ class Selection(NamedTuple):
     prefix: tuple[int, ...] = ()
     anchor: int | None = None
     replaced: Mapping[int, Message] = _EMPTY
+    summary_cap: int | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ trigger             `window`: ``context_window``/``model``, ``trigger`` (always,
 kept head           `cuts`: ``head`` (system, first_system, input, none), ``keep_first`` (events),
                     ``fold_previous`` (earlier summaries right after the head are merged)
 kept tail           `tails`: ``tail`` (all, none, recent_tokens, recent_messages, user_messages,
-                    share, fit, events), ``tail_value``, ``tail_counter``, ``start_on_user``,
+                    share, fit, events, budget), ``tail_value``, ``tail_counter``, ``start_on_user``,
                     ``repair_orphans``, ``strip_trailing_assistant``
 cut snapping        `cuts`: ``snap`` (none, valid_cut, owner, group_start), ``split_turns``
 middle              ``middle`` (drop, mask, summarize); `mask`: ``mask_keep``, ``mask_placeholder``,
@@ -150,7 +150,7 @@ class Policy(BaseStrategy):
         while self.fold_previous and start < len(job.messages) and job.messages[start].mark == "summary":
             start += 1
         sel = tails.select(job, self.tail, head, start)
-        if sel is None or (self.middle == "summarize" and not (sel.fold or sel.prefix)):
+        if sel is None or (self.middle == "summarize" and not (sel.fold or sel.prefix or sel.replaced)):
             return None
         sel = sel._replace(fold=(*range(head, start), *sel.fold))  # earlier summaries merge into the new one
         keep = self._strip_trailing(job, set(sel.keep) if self.drops_pinned else set(sel.keep) | job.pinned)
@@ -174,7 +174,7 @@ class Policy(BaseStrategy):
         """The summary message of the fold (middle ``summarize``) and its LLM calls' events."""
         if self.middle != "summarize":
             return None, []
-        done = summary.summarize(job, sel.fold, sel.prefix, self.engine)
+        done = summary.summarize(job, sel.fold, sel.prefix, self.engine, sel.summary_cap)
         gone = [i for i in (*sel.fold, *sel.prefix) if i not in keep]
         return (summary.message(job, done.text, gone) if done.text else None), _call_events(done)
 

@@ -52,8 +52,10 @@ def engine(spec: Any, voice: str) -> Summarizer:
     return built
 
 
-def summarize(job: Job, fold: Sequence[int], prefix: Sequence[int], summarizer: Summarizer) -> Summary:
-    """Summarize ``messages[fold]`` (and a split turn's ``messages[prefix]``) in the policy's voice."""
+def summarize(job: Job, fold: Sequence[int], prefix: Sequence[int], summarizer: Summarizer,
+              cap: int | None = None) -> Summary:
+    """Summarize ``messages[fold]`` (and a split turn's ``messages[prefix]``) in the policy's voice,
+    in at most `cap` tokens (default: the policy's ``summary_max_tokens``)."""
     p, messages = job.policy, job.messages
     voice = VOICES[p.voice]
     chunk, previous = _inputs(job, fold, voice)
@@ -64,7 +66,7 @@ def summarize(job: Job, fold: Sequence[int], prefix: Sequence[int], summarizer: 
     errors: list[str] = []
     history = ""
     if chunk or previous:
-        history = _run(summarizer, "history", chunk, previous, counter, p.summary_max_tokens, calls, errors)
+        history = _run(summarizer, "history", chunk, previous, counter, cap or p.summary_max_tokens, calls, errors)
     text = history or voice.empty
     if prefix:
         turn = _run(summarizer, "turn_prefix", [messages[i] for i in prefix], None, counter,

@@ -16,7 +16,9 @@ the compactable body (after the head, and after previous summaries a policy fold
   tool results without their call dropped (``repair_orphans``), a trailing assistant message popped;
 - ``fit``: LangChain ``trim_messages``: the longest suffix within ``tail_value`` tokens (the window
   when 0), optionally starting on a user message (`lc_trim`);
-- ``events``: OpenHands' forgotten range over events (`events`).
+- ``events``: OpenHands' forgotten range over events (`events`);
+- ``budget``: as much as fits in ``tail_value`` of the window, old tool outputs cleared to their
+  details first, the oldest groups folded next, the largest outputs cut last (`budget`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import newest_user
 from ctxlab.strategies.policy import events, handoff, lc_trim
+from ctxlab.strategies.policy.budget import fit_budget
 from ctxlab.strategies.policy.cuts import snap, turn_start
 from ctxlab.strategies.policy.job import Job, Selection
 from ctxlab.strategies.policy.window import threshold
@@ -126,7 +129,7 @@ def forgotten_events(job: Job, head: int, start: int) -> Selection | None:
 
 TAILS: dict[str, Callable[[Job, int, int], Selection | None]] = {
     "all": keep_all, "none": keep_none, "recent_tokens": recent_tokens, "recent_messages": recent_messages,
-    "user_messages": user_messages, "share": share, "fit": fit, "events": forgotten_events}
+    "user_messages": user_messages, "share": share, "fit": fit, "events": forgotten_events, "budget": fit_budget}
 
 
 def select(job: Job, kind: str, head: int, start: int) -> Selection | None:

@@ -51,28 +51,29 @@ class Voice(NamedTuple):
     prefix_sections: Shape = ()
 
 
-G, C, D, R, M, X, E, P, N, K = (s.GOAL, s.CONSTRAINTS, s.DECISIONS, s.READ, s.MODIFIED, s.COMMANDS, s.ERRORS,
-                                s.PROGRESS, s.NEXT, s.CONTEXT)
+G, C, D, R, M, X, E, P, N, K, T = (s.GOAL, s.CONSTRAINTS, s.DECISIONS, s.READ, s.MODIFIED, s.COMMANDS, s.ERRORS,
+                                   s.PROGRESS, s.NEXT, s.CONTEXT, s.DETAILS)
+# The details trail (`s.DETAILS`) goes under the header each agent's prompt asks for references in.
 VOICES: dict[str, Voice] = {
     "ctxlab": Voice(ap.PI_SUMMARY_WRAPPER, merges=True),
     "pi": Voice(ap.PI_SUMMARY_WRAPPER, (("Goal", (G,)), ("Constraints & Preferences", (C,)), ("Progress", (P,)),
                                         ("Key Decisions", (D,)), ("Next Steps", (N,)),
-                                        ("Critical Context", (K, X, E))), file_tags=True, merges=True,
+                                        ("Critical Context", (K, X, E, T))), file_tags=True, merges=True,
                 prefix_sections=(("Original Request", (G, C)), ("Early Progress", (P, D)),
-                                 ("Context for Suffix", (K, X, E, N)))),
+                                 ("Context for Suffix", (K, X, E, N, T)))),
     "codex": Voice(ap.CODEX_SUMMARY_WRAPPER, (
         ("Goal / user objective", (G,)), ("Current progress and key decisions", (P, D)),
         ("Important context, constraints, or user preferences", (C, K)), ("What remains to be done", (N,)),
-        ("Critical data, examples, or references", (M, R, X, E))), empty=ap.CODEX_NO_SUMMARY),
+        ("Critical data, examples, or references", (M, R, X, E, T))), empty=ap.CODEX_NO_SUMMARY),
     "langchain": Voice(ap.LANGCHAIN_SUMMARY_WRAPPER, (
-        ("SESSION INTENT", (G, C)), ("SUMMARY", (D, P, E, X, K)), ("ARTIFACTS", (M, R)), ("NEXT STEPS", (N,))),
+        ("SESSION INTENT", (G, C)), ("SUMMARY", (D, P, E, X, K)), ("ARTIFACTS", (M, R, T)), ("NEXT STEPS", (N,))),
         empty=ap.LANGCHAIN_TOO_LONG),
     "openhands": Voice(ap.OPENHANDS_SUMMARY_WRAPPER, (
         ("USER_CONTEXT", (G, C)), ("COMPLETED", (P, D)), ("PENDING", (N,)), ("CURRENT_STATE", (K,)),
-        ("CODE_STATE", (R,)), ("TESTS", (E,)), ("CHANGES", (M, X))), style="label"),
+        ("CODE_STATE", (R, T)), ("TESTS", (E,)), ("CHANGES", (M, X))), style="label"),
     "inspect": Voice(ap.INSPECT_SUMMARY_WRAPPER, (
         ("1. Primary Request and Intent", (G, C)), ("2. Key Technical Concepts", (D,)),
-        ("3. Files and Code Sections", (M, R)), ("4. Errors and fixes", (E,)), ("5. Problem Solving", (P,)),
+        ("3. Files and Code Sections", (M, R, T)), ("4. Errors and fixes", (E,)), ("5. Problem Solving", (P,)),
         ("7. Pending Tasks", (N,)), ("8. Current Work", (K, X))), style="label"),
 }
 _LABEL = re.compile(r"^\s*(?:#{1,6}\s*)?(.+?)\s*:?\s*$")
@@ -85,7 +86,7 @@ def render(voice: Voice, items: Mapping[str, Sequence[str]], shape: Shape | None
         return s.render(items)
     blocks = []
     for header, canonical in shape:
-        lines = list(dict.fromkeys(i for name in canonical for i in items.get(name, ())))
+        lines = list(dict.fromkeys(i for name in canonical for i in s.lines_of(name, items.get(name, ()))))
         if lines:
             title = f"## {header}" if voice.style == "markdown" else f"{header}:"
             blocks.append("\n".join([title, *(f"- {line}" for line in lines)]))

@@ -1,0 +1,82 @@
+"""Clearing a tool output but keeping its trail: the details it named stay in a short note.
+
+Clearing old observations (JetBrains "The Complexity Trap"; LangChain ``ClearToolUsesEdit``;
+inspect_ai ``CompactionEdit``) saves most of a context, but a bare placeholder also loses the paths,
+symbols, error codes and counts the output named, which an agent needs to find its way back (re-read
+the file, grep the symbol). Here a cleared output becomes a note listing those details
+(`ctxlab.summarize.heuristics.details`), about a quarter of the output's tokens on the bundled
+agent sessions; an output that must shrink but may keep some text keeps its head and tail, with
+the details of the cut middle in the omission marker.
+"""
+
+from __future__ import annotations
+
+from ctxlab.messages import Message
+from ctxlab.summarize.heuristics import details
+from ctxlab.summarize.sections import DETAIL_SEPARATOR
+from ctxlab.tokens import TokenCounter
+from ctxlab.tokens.clip import truncate_head_tail
+
+CLEARED = "[{name} output cleared, {chars:,} characters{trail}]"
+OMITTED = "\n[... {chars:,} characters omitted{trail} ...]\n"
+
+
+def note(name: str, text: str, omitted: str | None = None) -> str:
+    """The note standing for `text` (or for the `omitted` part of it): its size and its details."""
+    found = details(text if omitted is None else omitted)
+    trail = f"; details: {DETAIL_SEPARATOR.join(found)}" if found else ""
+    if omitted is None:
+        return CLEARED.format(name=name, chars=len(text), trail=trail)
+    return OMITTED.format(chars=len(omitted), trail=trail)
+
+
+def digest(message: Message, name: str) -> Message:
+    """A tool result cleared to the note of its details (same id and call id, marked truncated)."""
+    return message.with_text(note(name, message.text))
+
+
+def shrink(message: Message, max_tokens: int, counter: TokenCounter, name: str) -> Message:
+    """A tool result cut to `max_tokens` (under `counter`, message overhead included): the longest
+    head and tail whose omitted middle's note still fits, else the note alone, clipped.
+
+    A message that already fits is returned as is.
+    """
+    text = message.text
+    if counter.count_message(message) <= max_tokens:
+        return message
+    lo, hi, best = 0, len(text) - 1, None
+    while lo <= hi:  # the kept length: more kept text, fewer omitted details, so cost grows with it
+        keep = (lo + hi) // 2
+        candidate = message.with_text(_cut(text, keep))
+        if counter.count_message(candidate) <= max_tokens:
+            best, lo = candidate, keep + 1
+        else:
+            hi = keep - 1
+    return best if best is not None else _clipped_note(message, max_tokens, counter, name)
+
+
+def _cut(text: str, keep: int) -> str:
+    """`text` with its head and tail (`keep` characters in all) around the note of its middle."""
+    head = keep // 2
+    tail = keep - head
+    cut = truncate_head_tail(text, keep, head, tail)
+    if cut == text:
+        return text
+    middle = text[head:len(text) - tail]
+    return text[:head] + note("", text, middle) + (text[-tail:] if tail else "")
+
+
+def _clipped_note(message: Message, max_tokens: int, counter: TokenCounter, name: str) -> Message:
+    """The cleared note with its details list cut from the end until the message fits (at worst
+    the bare note: a window too small for it does not fit, and `fits` says so)."""
+    full = note(name, message.text)
+    bare = CLEARED.format(name=name, chars=len(message.text), trail="")
+    lo, hi, best = len(bare), len(full), message.with_text(bare)
+    while lo <= hi:
+        keep = (lo + hi) // 2
+        candidate = message.with_text(full[:keep].rstrip("; ") + " …]")
+        if counter.count_message(candidate) <= max_tokens:
+            best, lo = candidate, keep + 1
+        else:
+            hi = keep - 1
+    return best
