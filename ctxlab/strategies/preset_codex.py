@@ -37,5 +37,4 @@ CODEX = preset("codex", Policy, {
     "hand-off summary; drop every assistant message and tool exchange", seed_counter="codex_bytes4", source_names=(
         ("trigger, trigger_value, trigger_inclusive", "`auto_compact_token_limit()`, `>=`"),
         ("tail, tail_value, tail_counter", "`COMPACT_USER_MESSAGE_MAX_TOKENS`, `approx_token_count`"),
-        ("placement, voice", "`build_compacted_history`, `SUMMARY_PREFIX`"),
-        ("summary_max_tokens", "none (ctxlab's cap)")))
+        ("placement, voice", "`build_compacted_history`, `SUMMARY_PREFIX`")))

@@ -50,7 +50,7 @@ LANGCHAIN_TRIM = preset("langchain_trim", Policy, {
 }, Source("langchain-ai/langchain", "libs/core/langchain_core/messages/utils.py (trim_messages)", _CORE),
     "LangChain trim_messages(strategy='last', include_system=True, start_on='human'): the newest messages "
     "that fit, no tool-pair repair", breaks_tool_pairs=True, drops_pinned=True, seed_counter="langchain_approx",
-    source_names=(("head", "`include_system=True`"), ("tail, tail_value", '`strategy="last"`, `max_tokens` (0: the window)'),
+    source_names=(("head", "`include_system=True`"), ("tail", '`strategy="last"`, `max_tokens` = the window'),
                   ("start_on_user", '`start_on="human"`'), ("tail_counter", "`count_tokens_approximately`")))
 
 LANGCHAIN_SUMMARIZATION = preset("langchain_summarization", Policy, {
@@ -71,4 +71,5 @@ LANGCHAIN_CLEAR_TOOL_USES = preset("langchain_clear_tool_uses", Policy, {
 }, Source("langchain-ai/langchain", "libs/langchain_v1/langchain/agents/middleware/context_editing.py", _V1),
     "LangChain ClearToolUsesEdit: over 100,000 tokens, every tool result but the last 3 becomes '[cleared]'",
     seed_counter="langchain_approx", source_names=(("trigger, trigger_value", "`trigger` (100,000 tokens)"),
-                                                   ("mask_keep", "`keep`"), ("mask_placeholder", "`placeholder`")))
+                                                   ("middle", "`ClearToolUsesEdit` (`keep=3`, `placeholder='[cleared]'`: "
+                                                              "the policy model's own mask defaults)")))

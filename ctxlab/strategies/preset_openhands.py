@@ -43,7 +43,7 @@ _DEFAULTS = {"trigger": "share", "trigger_value": 1.0, "trigger_events": 240, "h
 _NAMES = (("trigger_events, keep_first", "`max_size`, `keep_first`"),
           ("trigger, trigger_value", "`max_tokens` / the agent LLM's input limit"),
           ("tail, tail_value", "`_get_forgotten_events`, `minimum_progress`"),
-          ("placement, voice, summary_max_tokens", "`summary_offset`, `CondensationSummaryEvent`, ctxlab's cap"))
+          ("placement, voice", "`summary_offset`, `CondensationSummaryEvent`"))
 
 OPENHANDS = preset("openhands", Policy, _DEFAULTS, _SOURCE,
                    "OpenHands LLMSummarizingCondenser: over 240 events or the window, forget a range after the "

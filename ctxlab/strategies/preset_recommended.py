@@ -37,4 +37,11 @@ RECOMMENDED = preset("recommended", Policy, {
     "placement": "after_head", "passes": 2,
 }, Source("ctxlab", "ctxlab/strategies/policy/budget.py, trail.py", "ctxlab's own design"),
     "ctxlab's recommendation: over 0.8 of the window, clear old tool outputs to their details, fold the "
-    "oldest turns into a running extractive summary, cut the largest outputs last, down to 0.6")
+    "oldest turns into a running extractive summary, cut the largest outputs last, down to 0.6", source_names=(
+        ("trigger, trigger_value", "compact when the request (reference counter, tools included) is over 0.8 of the window"),
+        ("tail, tail_value", "compact down to 0.6 of the window"),
+        ("head", "the system prompt and the task (up to the first user message) are never compacted"),
+        ("mask_keep", "the newest tool outputs stay whole in step (1)"),
+        ("middle", "summarize in ctxlab's sections, with Details (extractive; `summarizer=llm` for an LLM)"),
+        ("passes", "compact again while still over the trigger"),
+        ("summary_max_tokens", "the running summary's cap (bounded by what the window leaves)")))
