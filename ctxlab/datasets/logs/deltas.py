@@ -9,7 +9,9 @@ prompt. The prompt of call *j* is the prompt of the previous call *i* plus
 and the system prompt and tool schemas the log leaves out cancel. A pair measures nothing when the
 two prompts are not one the prefix of the other; every such pair is kept with the reason
 (`Span.skipped`): another model, a compaction between the calls (it rewrote the prompt from its
-``at``), an empty or shrinking span, or thinking the prompt may carry but the log cannot size.
+``at``), an empty or shrinking span, calls that overlap (the later one started before the earlier
+one's reply), a call whose own prompt was not an extension of its predecessor's (the pair before it
+shrank), or thinking the prompt may carry but the log cannot size.
 
 Thinking. Anthropic strips the thinking of finished turns from later prompts, but sends back the
 thinking of the turn in progress inside a tool-use loop (docs: build-with-claude/context-windows);
@@ -32,6 +34,7 @@ from ctxlab.messages import Conversation, Message
 
 PROVIDER = "provider:"
 ANY_MODEL = "*"
+NON_POSITIVE = "non-positive delta"  # a span with messages whose prompt did not grow: not on one line
 THINKING_LOOP = "thinking in the prompt (a tool-use loop sends it back)"
 THINKING_UNKNOWN = "thinking of unknown size in the span (redacted or not recorded)"
 # Claude models that keep earlier turns' thinking in the prompt: Opus 4.5 and later, and every
@@ -75,7 +78,22 @@ def delta_spans(conversation: Conversation) -> list[Span]:
     # messages compact later, at `at` > `index`).
     cuts = _ints(_first(c.get("at"), c.get("index")) for c in meta.get("compactions") or () if isinstance(c, Mapping))
     thinking = thinking_by_position(conversation)
-    return [_span(conversation.messages, a, b, cuts, thinking) for a, b in zip(calls, calls[1:], strict=False)]
+    spans = [_span(conversation.messages, a, b, cuts, thinking) for a, b in zip(calls, calls[1:], strict=False)]
+    return [_off_the_line(span, spans[i - 1] if i else None) for i, span in enumerate(spans)]
+
+
+def _off_the_line(span: Span, before: Span | None) -> Span:
+    """A pair whose earlier call was itself not an extension of its predecessor (that pair shrank:
+    overlapping requests, a restarted agent) measures against a prompt off the conversation's line.
+
+    Seen in a real pi session: two requests sent 1.3 s apart, the second's prompt 807 tokens smaller
+    than the first's; the call after them continued the first, so its delta against the second
+    was 851 tokens too large.
+    """
+    shrank = before is not None and (before.skipped or "").startswith(NON_POSITIVE)
+    if span.skipped is None and shrank and before is not None and before.actual is not None:
+        return span._replace(skipped=f"after a prompt off the line (the pair before changed by {before.actual})")
+    return span
 
 
 def usable_spans(conversations: Iterable[Conversation], reference: str) -> list[tuple[Conversation, Span]]:
@@ -154,11 +172,13 @@ def _span(messages: Sequence[Message], a: Call, b: Call, cuts: list[int],
     reason = _problem(a, b, len(messages))
     if reason is None and any(start < c <= end for c in cuts):
         reason = "a compaction between the calls"
+    if reason is None and _overlap(messages[start], messages[end - 1]):
+        reason = "overlapping calls (the later reply is older than the earlier one)"
     texts: tuple[str, ...] = ()
     if reason is None:
         texts, reason = _thinking(messages, start, end, b.model, thinking)
     if reason is None and actual is not None and actual <= 0:
-        reason = f"non-positive delta ({actual})"
+        reason = f"{NON_POSITIVE} ({actual})"
     return Span(b.model, start, end, actual, texts, reason)
 
 
@@ -184,6 +204,12 @@ def _problem(a: Call, b: Call, n: int) -> str | None:
     if not 0 <= a.index < b.index <= n:
         return "empty span" if a.index == b.index else f"span {a.index}:{b.index} out of range"
     return None
+
+
+def _overlap(first_reply: Message, last: Message) -> bool:
+    """Whether the span's messages go back in time: the later call was sent before the earlier call's
+    reply was written, so its prompt cannot contain that reply."""
+    return first_reply.timestamp is not None and last.timestamp is not None and last.timestamp < first_reply.timestamp
 
 
 def _turn_start(messages: Sequence[Message], index: int) -> int:

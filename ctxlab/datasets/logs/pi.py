@@ -13,7 +13,11 @@ What pi sends is what pi-ai's ``transformMessages`` makes of the path
 (badlogic/pi-mono ``packages/ai/src/providers/transform-messages.ts``): an assistant turn whose
 ``stopReason`` is ``error`` or ``aborted`` is never resent, so it is left out (its call, which did
 send a prompt, is still a provider call); a call left without a result gets pi's synthetic error
-result "No result provided" when the next assistant or user message arrives.
+result "No result provided" when the next assistant or user message arrives. Sessions of format 1
+(no ``version`` in the header) were written by an older pi whose transform stripped the calls that
+had no result and resent the rest of the turn: there, an errored or aborted turn keeps its text
+and loses its calls (measured on pi-mono's ``test/fixtures/large-session.jsonl``: after each such
+turn the provider's prompt grew by the tokens of its text, and by nothing for its calls).
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     b.pairing = PI_PAIRING
     header = entries[0][2]
     b.meta.update({k: header[k] for k in ("cwd", "version", "parentSession") if header.get(k) is not None})
-    reader = _Reader(b, entries)
+    reader = _Reader(b, entries, legacy=header.get("version") in (None, 1))
     for item in _active_path(entries, b):
         reader.read(item)
     return b.record(header["id"])
@@ -89,8 +93,9 @@ def _active_path(entries: list[Entry], b: LogBuilder) -> list[Entry]:
 class _Reader:
     """Reads the path's entries; `positions` maps a file entry to the first message it produced."""
 
-    def __init__(self, b: LogBuilder, entries: list[Entry]):
+    def __init__(self, b: LogBuilder, entries: list[Entry], *, legacy: bool = False):
         self.b = b
+        self.legacy = legacy  # session format 1: an older pi resent failed turns without their calls
         self.index_of = {e.get("id"): n for n, _, e in entries if e.get("id") is not None}
         self.positions: dict[int, int] = {}
 
@@ -140,18 +145,26 @@ class _Reader:
         out = self.b.add("assistant", None, msg_id=msg_id, timestamp=timestamp)
         self._call(out, message)
         stop = message.get("stopReason")
-        if stop in NOT_RESENT:  # its call sent a prompt, but pi never resends the turn
+        failed = stop in NOT_RESENT
+        if failed and not self.legacy:  # its call sent a prompt, but pi never resends the turn
             out["_drop"] = (f"dropped the {stop} assistant message {msg_id or '(no id)'}: pi never resends an errored "
                             "or aborted turn (transform-messages.ts)")
             return
+        stripped = 0
         for block in message.get("content") or []:
             kind = block.get("type") if isinstance(block, Mapping) else None
-            if kind == "toolCall":
+            if kind == "toolCall" and failed:  # format 1: the older pi stripped calls without a result
+                stripped += 1
+            elif kind == "toolCall":
                 out["tool_calls"].append(tool_call(_call_id(block, where), block.get("name"), block.get("arguments")))
             elif kind == "thinking":
                 self.b.think(out, block.get("thinking"))
             else:
                 self.b.append_text(out, self.b.part_text(block))
+        if stripped:
+            self.b.repairs.append(f"left out the {stripped} tool call(s) of the {stop} assistant message "
+                                  f"{msg_id or '(no id)'}: the pi of session format 1 stripped calls without a result "
+                                  "and resent the rest of the turn")
 
     def _call(self, out: dict[str, Any], message: Mapping[str, Any]) -> None:
         usage = message.get("usage")

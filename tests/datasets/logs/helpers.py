@@ -8,7 +8,6 @@ from ctxlab.datasets import load_conversations
 from ctxlab.messages import Conversation
 
 FIXTURES = Path(__file__).with_name("fixtures")
-REAL_EXTRA = Path(__file__).parents[2] / "reallogs_extra"  # real logs committed with their sources
 CODE = "def add(a, b):\n    return round(a + b)\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(1.5, 1.0) == 2.5\n"
 

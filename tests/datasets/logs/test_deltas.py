@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,29 @@ def test_no_import_points_up_from_the_delta_and_calibration_layers(folder, above
     for path in (PACKAGE / folder).glob("*.py"):
         bad = sorted(m for m in imports(path) if m.startswith(above))
         assert not bad, f"{path.relative_to(PACKAGE)} imports {bad}"
+
+
+def test_a_call_off_the_conversations_line_is_no_base_for_the_next_pair():
+    """Seen in a real pi session: a second request sent while the first was running had a smaller
+    prompt (not an extension of the first); the call after them continued the first, so measuring it
+    against the second would be off by the difference."""
+    log = billed_log(8)
+    calls = calls_for(log.messages)
+    calls[2] = {**calls[2], "prompt_tokens": calls[1]["prompt_tokens"] - 40}  # shrank: off the line
+    spans = delta_spans(Conversation(log.id, log.messages, meta={"provider_calls": calls}))
+    assert spans[1].skipped == "non-positive delta (-40)"
+    assert spans[2].skipped == "after a prompt off the line (the pair before changed by -40)"
+    assert spans[3].skipped is None  # back on the line from there
+
+
+def test_overlapping_calls_are_not_a_delta():
+    """A span whose last message is older than its first (the later request was sent before the
+    earlier reply came back) cannot be what the later prompt added."""
+    log = billed_log(8)
+    first = delta_spans(log)[0]
+    times = {first.start: 100.0, first.end - 1: 50.0}
+    overlapping = tuple(replace(m, timestamp=times.get(i)) for i, m in enumerate(log.messages))
+    spans = delta_spans(Conversation(log.id, overlapping, meta=log.meta))
+    assert spans[0].skipped == "overlapping calls (the later reply is older than the earlier one)"
+    in_order = tuple(replace(m, timestamp=float(i)) for i, m in enumerate(log.messages))
+    assert delta_spans(Conversation(log.id, in_order, meta=log.meta))[0].skipped is None

@@ -8,12 +8,11 @@ import json
 
 from ctxlab.datasets.logs.deltas import delta_spans
 from ctxlab.datasets.logs.pi import bash_text
-from tests.datasets.logs.helpers import CODE, FIXTURES, REAL_EXTRA, TEST, call_summary, load_one, shape
+from tests.datasets.logs.helpers import CODE, FIXTURES, TEST, call_summary, load_one, shape
 from tests.datasets.logs.pi_billed import pi_session, write_session
 from tests.provider_logs import true_tokens
 
 SESSION = FIXTURES / "pi" / "2025-10-29T12-00-00-000Z_7c2e9a40.jsonl"
-REAL_HEAD = REAL_EXTRA / "pi" / "2025-11-20T23-33-01_d703a1a9-head.jsonl"
 
 
 def test_the_active_branch_becomes_the_conversation():
@@ -125,19 +124,33 @@ def test_a_call_left_without_result_gets_pis_synthetic_error_result(tmp_path):
                                     "\"No result provided\" (pi sends one when the next message arrives)"]
 
 
-def test_the_head_of_a_real_pi_session(tmp_path):
-    """The first lines of a real pi session (badlogic/pi-mono test fixture, see
-    tests/reallogs_extra/pi/README.md): an aborted turn on another model, then one call with
-    three tool calls; the file ends before their results."""
-    conv = load_one(REAL_HEAD)
-    assert conv.id == "d703a1a9-1b7b-4fb1-b512-c9738b1fe617" and "version" not in conv.meta
-    assert [m.role for m in conv.messages] == ["user", "user", "assistant", "tool", "tool", "tool"]
-    assert [c.id for c in conv.messages[2].tool_calls] == [
-        "toolu_017qEkVzzPb7b7o4FkgJLF23", "toolu_01FnVNKzWWm2s2SFJmJttiWh", "toolu_016aKHTkjrTJcMds3wsEou2R"]
-    assert call_summary(conv) == [(2, 1687, 3, 0, 1684, 191)]  # the aborted turn reported no tokens
-    assert conv.meta["model"] == "claude-sonnet-4-5" and conv.meta["skipped"] == {"model_change": 1}
-    repairs = conv.meta["repairs"]
-    assert [r for r in repairs if "No result provided" not in r] == [
-        "dropped the aborted assistant message (no id): pi never resends an errored or aborted turn "
-        "(transform-messages.ts)"]
-    assert len(repairs) == 4
+def test_format_1_sessions_resend_a_failed_turns_text_without_its_calls(tmp_path):
+    """Sessions of format 1 come from an older pi whose transform stripped calls without a result and
+    resent the rest: measured on a real format-1 session (pi-mono's test fixture
+    large-session.jsonl, 434 usable deltas), after every aborted or errored turn the provider's
+    prompt grew by that turn's text and by nothing for its calls. Newer formats drop the turn."""
+    header = {"type": "session", "id": "legacy", "timestamp": "2025-11-20T23:33:50.805Z", "cwd": "/w"}
+    usage = {"input": 3, "output": 40, "cacheRead": 0, "cacheWrite": 900}
+
+    def message(role, content, **extra):
+        return {"type": "message", "timestamp": "2025-11-20T23:34:00.000Z",
+                "message": {"role": role, "content": content, **extra}}
+
+    entries = [header, message("user", [{"type": "text", "text": "Fix the colors."}]),
+               message("assistant", [{"type": "text", "text": "Aha! The color is a number."},
+                                     {"type": "toolCall", "id": "t1", "name": "read", "arguments": {"path": "a"}}],
+                       stopReason="aborted", usage=usage, model="claude-sonnet-4-5"),
+               message("assistant", [{"type": "toolCall", "id": "t2", "name": "bash", "arguments": {}}],
+                       stopReason="error", usage=usage, model="claude-sonnet-4-5"),
+               message("user", [{"type": "text", "text": "Go on."}]),
+               message("assistant", [{"type": "text", "text": "Done."}], stopReason="stop", usage=usage,
+                       model="claude-sonnet-4-5")]
+    legacy = load_one(write_session(tmp_path / "v1.jsonl", entries))
+    assert [(m.role, m.text, len(m.tool_calls)) for m in legacy.messages] == [
+        ("user", "Fix the colors.", 0), ("assistant", "Aha! The color is a number.", 0),
+        ("user", "Go on.", 0), ("assistant", "Done.", 0)]
+    assert "left out the 1 tool call(s) of the aborted assistant message (no id)" in legacy.meta["repairs"][0]
+    assert len(legacy.meta["provider_calls"]) == 3  # every failed call still sent a prompt
+    current = load_one(write_session(tmp_path / "v3.jsonl", [header | {"version": 3}, *entries[1:]]))
+    assert [m.text for m in current.messages] == ["Fix the colors.", "Go on.", "Done."]
+

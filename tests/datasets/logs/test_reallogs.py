@@ -77,8 +77,8 @@ def test_a_calibration_fitted_on_one_real_session_predicts_another(claude):
 
 
 def test_a_calibration_on_the_first_half_predicts_the_second(claude):
-    """The real session split in two by time (the closest real data to a pi session: none small
-    enough to copy here, see tests/reallogs_extra/pi/README.md)."""
+    """The real session split in two by time (the acceptance check on a real pi session was measured
+    outside the repository, on a session that is not ours to copy: see docs/logs.md)."""
     data = observations([claude[SESSION]], OPUS)
     half = len(data.actual) // 2
     first = data._replace(pairs=data.pairs[:half], rows=data.rows[:half], actual=data.actual[:half],
