@@ -54,8 +54,10 @@ def costs_section(sessions: pd.DataFrame, units: pd.DataFrame) -> list[str]:
                    "can differ."),
             H.table(C.cheapest(sessions), {"dataset": "dataset", "price_model": "price model", "label": "cheapest",
                                            "counter": "counter", "budget": "window", "cost_usd": "$ / session",
-                                           "baseline_cost_usd": "$ without compression", "saving": "saving"},
-                    {"budget": "int", "cost_usd": "float", "baseline_cost_usd": "float", "saving": "pct"},
+                                           "tied": "others as cheap", "baseline_cost_usd": "$ without compression",
+                                           "saving": "saving"},
+                    {"budget": "int", "cost_usd": "float", "tied": "int", "baseline_cost_usd": "float",
+                     "saving": "pct"},
                     left=("dataset", "price_model", "label", "counter"))]
     for model in sorted(sessions["price_model"].unique()):
         table = C.variant_costs(sessions[sessions["price_model"] == model]).sort_values(["budget", "cost_usd"])
