@@ -33,7 +33,9 @@ choices = mine[["dataset", "seq", "conversation_id"]].drop_duplicates().reset_in
 labels = {f"{r.conversation_id} ({r.dataset})": i for i, r in choices.iterrows()}
 row = choices.loc[labels[st.selectbox("Session", list(labels), key="cost_session")]]
 labels_shown = sorted(mine["label"].unique())
-chosen = st.multiselect("Policies in the figure", labels_shown, default=labels_shown, key="cost_labels")
+cheapest_five = list(dict.fromkeys(table["label"]))[:5]
+chosen = st.multiselect("Policies in the figure", labels_shown, key="cost_labels",
+                        default=[*cheapest_five, *(["noop"] if "noop" in labels_shown else [])])
 calls = data.unit_costs(db, run_id, row["dataset"], model)
 calls = C.cumulative(calls[(calls["seq"] == row["seq"]) & (calls["budget"] == budget) & calls["label"].isin(chosen)])
 png = ui.show(P.session_cost(calls, price_model=model))
