@@ -11,8 +11,9 @@ heavy libraries load only when used.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ctxlab.registry import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -39,13 +40,7 @@ __all__ = ["CompressionResult", "Conversation", "CtxlabError", "InvalidInputErro
            "get_strategy", "list_counters", "list_strategies", "load_conversations"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ctxlab' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("ctxlab", _EXPORTS, globals())
 
 
 def __dir__() -> list[str]:

@@ -176,4 +176,24 @@ def coerce(value: Any, default: Any, key: str) -> Any:
     return value
 
 
-__all__ = ["Registry", "coerce", "parameters_of", "parse_spec"]
+def lazy_exports(package: str, exports: Mapping[str, str], namespace: dict[str, Any]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that imports each public name from its module on first use (and
+    keeps it), so importing a package stays cheap until a heavy part of it is needed.
+
+    Args:
+        package: the package's name, for the error message.
+        exports: public name -> the module that defines it.
+        namespace: the package's ``globals()``.
+    """
+
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = namespace[name] = getattr(importlib.import_module(module), name)
+        return value
+
+    return __getattr__
+
+
+__all__ = ["Registry", "coerce", "lazy_exports", "parameters_of", "parse_spec"]

@@ -10,8 +10,9 @@ resolve lazily, so the CLI can read `ctxlab.replay.config` defaults without load
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ctxlab.registry import lazy_exports
 
 _EXPORTS = {
     "DEFAULT_BUDGETS": "ctxlab.replay.config", "DEFAULT_ESTIMATORS": "ctxlab.replay.config",
@@ -23,13 +24,7 @@ __all__ = ["DEFAULT_BUDGETS", "DEFAULT_ESTIMATORS", "NullProgress", "Progress", 
            "RichProgress", "RunSummary", "replay"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ctxlab.replay' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("ctxlab.replay", _EXPORTS, globals())
 
 
 if TYPE_CHECKING:
