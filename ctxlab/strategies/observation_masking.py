@@ -7,15 +7,19 @@ those agent trajectories: an assistant message and the tool results answering it
 output keeps its message (same id, marked truncated), tool name and call id, so the exchange stays
 valid and the model still sees what it did. If the masked conversation is still over the budget,
 the oldest whole turns go, as in `window_guard`.
+
+On the policy model: a turn-counted mask of the middle (`policy.mask.mask_old_turns`, masking
+always, whatever the budget), then, measured on the masked counts, the newest whole turns that fit
+(`policy.fit.newest_turns`), the rest dropped. This module maps its parameters onto those
+mechanics and names its events.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxlab.messages import Message
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
-from ctxlab.strategies.mechanics import call_names, window_by_turns
+from ctxlab.strategies.policy import fit, mask
 
 PLACEHOLDER = "[output of {tool} ({call_id}) omitted: {chars:,} chars]"
 
@@ -37,8 +41,8 @@ class ObservationMasking(BaseStrategy):
     fallback_window: bool = True
 
     def plan(self, request: Request) -> Plan:
-        messages, counts = list(request.messages), list(request.counts)
-        masked = self._mask(messages, counts, request)
+        masked = mask.mask_old_turns(request.messages, self.attention_window, PLACEHOLDER, self.min_chars)
+        messages, counts = fit.rewrite(request.messages, request.counts, masked, request.counter)
         events = []
         if masked:
             saved = sum(request.counts[i] - counts[i] for i in masked)
@@ -46,43 +50,12 @@ class ObservationMasking(BaseStrategy):
         available = request.budget - request.overhead
         if not self.fallback_window or sum(counts) <= available:
             return Plan(messages if masked else request.messages, events)
-        keep = window_by_turns(messages, counts, available)
-        dropped = [i for i in range(len(messages)) if i not in keep]
-        events.append(Event("observation_masking.dropped", {
-            "messages": len(dropped), "tokens": sum(counts[i] for i in dropped)}))
+        keep = fit.newest_turns(messages, counts, available)
+        gone, tokens = fit.dropped(keep, counts)
+        events.append(Event("observation_masking.dropped", {"messages": len(gone), "tokens": tokens}))
         return Plan([messages[i] for i in sorted(keep)], events)
-
-    def _mask(self, messages: list[Message], counts: list[int], request: Request) -> list[int]:
-        """Mask, in place, the outputs before the attention window; returns the masked indices."""
-        masked: list[int] = []
-        names: dict[str, str] | None = None
-        for i in range(_window_start(messages, self.attention_window)):
-            m = messages[i]
-            if m.role != "tool" or len(original := m.text) <= self.min_chars or is_placeholder(original):
-                continue
-            names = call_names(messages) if names is None else names
-            tool = m.name or names.get(m.tool_call_id or "", "tool")
-            text = PLACEHOLDER.format(tool=tool, call_id=m.tool_call_id, chars=len(original))
-            if len(text) < len(original):  # never swap a short output for a longer placeholder
-                messages[i] = m.with_text(text)
-                counts[i] = request.counter.count_message(messages[i])
-                masked.append(i)
-        return masked
 
 
 def is_placeholder(text: str) -> bool:
     """Whether `text` is already a masking placeholder (masking twice keeps the first count)."""
-    return text.startswith("[output of ") and text.endswith(" chars]")
-
-
-def _window_start(messages: list[Message], window: int) -> int:
-    """Index of the oldest turn inside the attention window (0 when there are fewer turns)."""
-    if window <= 0:
-        return len(messages)
-    seen = 0
-    for i in range(len(messages) - 1, -1, -1):
-        if messages[i].role == "assistant":
-            seen += 1
-            if seen == window:
-                return i
-    return 0
+    return mask.is_placeholder(text, PLACEHOLDER)

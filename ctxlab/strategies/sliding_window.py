@@ -6,6 +6,11 @@ estimates, and drop everything older than the first message that does not fit. T
 Assembler adds the system prompt and the user message around the compressed history, so here they
 are pinned; tool exchanges move as one unit. The seed records a `context.compressed` event, whose
 counts are the history's alone (what the seed's Compressor sees).
+
+On the policy model: a truncation pre-pass keeping the first characters of every unpinned message
+(`policy.truncate`), then the newest tool groups that fit the tokens (and characters) left, up to
+the first that does not (`policy.fit.newest_until_miss`), the rest dropped. This module maps the
+seed's configuration onto those mechanics and writes its event.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import ClassVar
 from ctxlab.messages import Message
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
 from ctxlab.strategies.mechanics import pinned, tool_groups
+from ctxlab.strategies.policy import fit, truncate
 
 
 @register("sliding_window")
@@ -41,54 +47,36 @@ class SlidingWindow(BaseStrategy):
 
     def plan(self, request: Request) -> Plan:
         keep = pinned(request.messages)
-        messages, counts = self._cut_long_messages(request, keep)
+        # Pinned messages are not history in the seed: the Assembler adds them uncut.
+        history = [i for i in range(len(request.messages)) if i not in keep]
+        cap = self.max_chars_per_message
+        cuts = truncate.cut_long(request.messages, history, cap, truncate.first_chars(cap))
+        messages, counts = fit.rewrite(request.messages, request.counts, cuts, request.counter)
         room = request.budget - request.overhead - sum(counts[i] for i in keep)
         reason = None
         if room < 0:
             reason = (f"the system prompt and newest user message alone take {request.budget - room} "
                       f"tokens, over the budget of {request.budget}")
-        history = _walk_back(messages, counts, keep, room, self.max_chars)
-        # The seed's Compressor sees the history alone (the Assembler adds the pinned messages after),
-        # so its event counts history messages and tokens against the history's budget.
-        payload = {"original_count": len(messages) - len(keep), "compressed_count": len(history),
-                   "estimated_tokens": sum(counts[i] for i in history), "budget_tokens": max(room, 0)}
+        limits: list[fit.Limit] = [(counts, room)]
         if self.max_chars > 0:
-            payload |= {"estimated_chars": sum(_runes(messages[i]) for i in history), "budget_chars": self.max_chars}
-        keep |= history
+            limits.append(([_runes(m) for m in messages], self.max_chars))
+        kept_history = fit.newest_until_miss(tool_groups(messages), limits, skip=keep)
+        event = self._compressed(messages, counts, len(messages) - len(keep), kept_history, room)
+        keep |= kept_history
         # Nothing cut and nothing dropped: hand back the input itself.
         kept = request.messages if len(keep) == len(messages) and counts == request.counts else [
             messages[i] for i in sorted(keep)]
-        return Plan(kept, [Event("context.compressed", payload)], reason=reason)
+        return Plan(kept, [event], reason=reason)
 
-    def _cut_long_messages(self, request: Request, keep: set[int]) -> tuple[list[Message], list[int]]:
-        """Step 1: cut messages over the char cap, with the counts updated."""
-        messages, counts = list(request.messages), list(request.counts)
-        cap = self.max_chars_per_message
-        for i, m in enumerate(messages):
-            # Pinned messages are not history in the seed: the Assembler adds them uncut.
-            if i not in keep and len(text := m.text) > cap:
-                messages[i] = m.with_text(text[:cap])
-                counts[i] = request.counter.count_message(messages[i])
-        return messages, counts
-
-
-def _walk_back(messages: list[Message], counts: list[int], pinned_at: set[int], room: int,
-               max_chars: int = 0) -> set[int]:
-    """Newest-first over the unpinned tool groups; stop at the first that does not fit the token room
-    (or, with `max_chars`, the character budget)."""
-    keep: set[int] = set()
-    chars = max_chars if max_chars > 0 else None
-    for start, stop in reversed(tool_groups(messages)):
-        if start in pinned_at:
-            continue
-        cost = sum(counts[start:stop])
-        size = sum(_runes(messages[i]) for i in range(start, stop)) if chars is not None else 0
-        if cost > room or (chars is not None and size > chars):
-            break
-        room -= cost
-        chars = chars - size if chars is not None else None
-        keep.update(range(start, stop))
-    return keep
+    def _compressed(self, messages: list[Message], counts: list[int], history: int, kept: set[int],
+                    room: int) -> Event:
+        """The seed's event. Its Compressor sees the history alone (the Assembler adds the pinned
+        messages after), so the event counts history messages and tokens against the history's budget."""
+        payload = {"original_count": history, "compressed_count": len(kept),
+                   "estimated_tokens": sum(counts[i] for i in kept), "budget_tokens": max(room, 0)}
+        if self.max_chars > 0:
+            payload |= {"estimated_chars": sum(_runes(messages[i]) for i in kept), "budget_chars": self.max_chars}
+        return Event("context.compressed", payload)
 
 
 def _runes(message: Message) -> int:

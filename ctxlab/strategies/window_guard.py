@@ -5,18 +5,24 @@ marker; L2 keeps the request under ``context_window - reserve_tokens`` by droppi
 turns (user + assistant + tools), every system message always kept (the seed's ``role ===
 "system"`` filter, wherever the message stands); L3 reports both with the seed's own warn lines,
 as events.
+
+On the policy model: a head+tail truncation pre-pass on tool results (`policy.truncate`), the
+budget ``min(budget, window - reserve)`` (`policy.window.reserved_budget`), then, measured on the
+truncated counts, the newest whole turns that fit with every system message kept
+(`policy.fit.newest_turns`), the rest dropped. This module maps the seed's configuration onto
+those mechanics and writes its warn lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from ctxlab.messages import Message
-from ctxlab.models import context_window
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
-from ctxlab.strategies.mechanics import call_names, truncate_head_tail, window_by_turns
+from ctxlab.strategies.mechanics import call_names
+from ctxlab.strategies.policy import fit, truncate, window
 
 
 @register("window_guard")
@@ -49,60 +55,42 @@ class WindowGuard(BaseStrategy):
 
     def effective_budget(self, budget: int) -> int:
         """``min(budget, window - reserve_tokens)`` when a window is configured, else `budget`."""
-        window = self.context_window_override or (context_window(self.model) if self.model else None)
-        return budget if window is None else min(budget, window - self.reserve_tokens)
+        return window.reserved_budget(budget, self.reserve_tokens, self.context_window_override or 0, self.model or "")
 
     def plan(self, request: Request) -> Plan:
-        messages, counts, events = self._truncate_tool_results(request)
+        cut = truncate.head_tail(self.max_tool_result_chars, self.truncate_head_chars, self.truncate_tail_chars)
+        cuts = truncate.cut_long(request.messages, truncate.tool_results(request.messages),
+                                 self.max_tool_result_chars, cut)
+        messages, counts = fit.rewrite(request.messages, request.counts, cuts, request.counter)
+        events = _truncated(request.messages, cuts)
         budget = self.effective_budget(request.budget)
         available = budget - request.overhead
         if sum(counts) <= available:  # L1 events mean something was cut, else hand back the input
             return Plan(messages if events else request.messages, events)
-        keep = keep_system_then_turns(messages, counts, available)
-        dropped = [i for i in range(len(messages)) if i not in keep]
-        tokens = sum(counts[i] for i in dropped)
+        keep = fit.newest_turns(messages, counts, available, every_system=True)
+        gone, tokens = fit.dropped(keep, counts)
         events.append(_warn("context_guard.dropped",
-                            f"Context guard: dropped {len(dropped)} old messages (estimated {tokens} tokens)",
-                            messages=len(dropped), tokens=tokens, budget=budget))
+                            f"Context guard: dropped {len(gone)} old messages (estimated {tokens} tokens)",
+                            messages=len(gone), tokens=tokens, budget=budget))
         kept = [messages[i] for i in sorted(keep)]
         used = sum(counts[i] for i in keep) + request.overhead
         reason = None if used <= budget else (
             f"the system prompt and the newest messages alone take {used} tokens, over the budget of {budget}")
         return Plan(kept, events, reason=reason)
 
-    def _truncate_tool_results(self, request: Request) -> tuple[list[Message], list[int], list[Event]]:
-        """L1: head+tail truncation of long tool results, with the counts updated."""
-        messages, counts, events = list(request.messages), list(request.counts), []
-        names: dict[str, str] | None = None
-        for i, m in enumerate(messages):
-            if m.role != "tool" or len(text := m.text) <= self.max_tool_result_chars:
-                continue
-            cut = truncate_head_tail(text, self.max_tool_result_chars, self.truncate_head_chars,
-                                     self.truncate_tail_chars)
-            if cut == text:
-                continue
-            names = call_names(messages) if names is None else names
-            tool = m.name or names.get(m.tool_call_id or "", "unknown")
-            messages[i] = m.with_text(cut)
-            counts[i] = request.counter.count_message(messages[i])
-            events.append(_warn("context_guard.truncated",
-                                f'Context guard: truncated tool result for "{tool}" ({len(text)} → {len(cut)} chars)',
-                                id=m.id, tool=tool, original_chars=len(text), truncated_chars=len(cut)))
-        return messages, counts, events
 
-
-def keep_system_then_turns(messages: Sequence[Message], counts: Sequence[int], available: int) -> set[int]:
-    """Seed 003's L2: every system message is kept and counted first (``truncated.filter(m => m.role
-    === "system")``, not only the leading prompt); the other messages keep their newest whole turns.
-
-    The seed returns ``[...systemMsgs, ...kept]``, moving a mid-conversation system message to the
-    front; ctxlab keeps every message in its place (order is an invariant).
-    """
-    system = [i for i, m in enumerate(messages) if m.role == "system"]
-    chat = [i for i, m in enumerate(messages) if m.role != "system"]
-    room = available - sum(counts[i] for i in system)
-    kept = window_by_turns([messages[i] for i in chat], [counts[i] for i in chat], room)
-    return set(system) | {chat[j] for j in kept}
+def _truncated(messages: Sequence[Message], cuts: Mapping[int, Message]) -> list[Event]:
+    """L3: the seed's warn line for each tool result L1 cut."""
+    names = call_names(messages) if cuts else {}
+    events = []
+    for i, short in cuts.items():
+        m = messages[i]
+        tool = m.name or names.get(m.tool_call_id or "", "unknown")
+        original, new = len(m.text), len(short.text)
+        events.append(_warn("context_guard.truncated",
+                            f'Context guard: truncated tool result for "{tool}" ({original} → {new} chars)',
+                            id=m.id, tool=tool, original_chars=original, truncated_chars=new))
+    return events
 
 
 def _warn(name: str, line: str, **payload: object) -> Event:

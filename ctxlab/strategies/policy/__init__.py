@@ -7,6 +7,11 @@ counted with the agent's own estimator (``ctxlab.tokens.agent_estimators``). `Po
 them; `preset` registers a named set of its parameters with its public source. Mechanics unique to
 one agent live in their own module here (`lc_trim`, `handoff`, `events`).
 
+The seed strategies `observation_masking`, `window_guard` and `sliding_window` are expressed on
+mechanics of their own shape: rewrite first whatever the budget (`truncate` long messages, mask old
+outputs with `mask.mask_old_turns`), then keep the newest whole units that fit (`fit`), within
+`window.reserved_budget`. Their modules map their parameters onto these functions.
+
 `integrity` holds what faithful presets report instead of the invariants they break, and
 `orphan_rate`, the share of requests a provider would reject for an orphaned tool call or result.
 """

@@ -31,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import Span, call_names, drop_oldest_turns, tool_groups
 from ctxlab.strategies.policy import trail
+from ctxlab.strategies.policy.fit import recount
 from ctxlab.strategies.policy.job import Job, Selection
 from ctxlab.strategies.policy.voices import VOICES
 from ctxlab.tokens import TokenCounter
@@ -48,13 +49,13 @@ def fit_budget(job: Job, head: int, start: int) -> Selection | None:
     target = int(job.window * p.tail_value) - fixed
     names = call_names(messages)
     cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, p.mask_keep)
-    counts = _recount(counts, cleared, counter)
+    counts = recount(counts, cleared, counter)
     if sum(counts) <= target:
         return Selection(tuple(range(len(messages))), replaced=cleared) if cleared else None
     cut, room = _fold_cut(job, counts, head, start, target, fixed)
     shrunk = shrink_largest(messages, counts, counter, names, range(cut, len(messages)), sum(counts[cut:]) - room,
                             cleared)
-    counts = _recount(counts, shrunk, counter)
+    counts = recount(counts, shrunk, counter)
     kept = sum(counts[:head]) + sum(counts[cut:]) + sum(counts[i] for i in job.pinned if head <= i < cut)
     # The summary may take more than its share of the target (its details are the densest record
     # of the folded turns) but never more than the window leaves.
@@ -76,13 +77,6 @@ def _fold_cut(job: Job, counts: Sequence[int], head: int, start: int, target: in
         room = int(job.window * min(p.trigger_value, 1.0)) - fixed - sum(counts[:head]) - reserve
     cut = newest_groups(messages, counts, start, room)
     return cut, room - sum(counts[i] for i in job.pinned if head <= i < cut)
-
-
-def _recount(counts: list[int], replaced: dict[int, Message], counter: TokenCounter) -> list[int]:
-    out = list(counts)
-    for i, message in replaced.items():
-        out[i] = counter.count_message(message)
-    return out
 
 
 def clear_oldest(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, names: dict[str, str],

@@ -10,6 +10,13 @@ Two agents, two orders:
   definitions, not output) are never cleared.
 
 The orders differ only when a parallel batch's results come back in another order than the calls.
+
+`mask_old_turns` counts model calls instead of results (JetBrains "The Complexity Trap": outputs
+older than the last M turns are masked; ctxlab's `observation_masking`): every output before the
+newest `keep_turns` assistant messages and longer than `min_chars` becomes a placeholder filled from
+a template (``{tool}``, ``{call_id}``, ``{chars}``), never a longer one, and an output that already
+is one stays as it is (masking twice keeps the first size).
+
 A cleared message keeps its id, role and call id (marked truncated), so the exchange stays valid.
 """
 
@@ -19,6 +26,7 @@ from collections.abc import Sequence
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
+from ctxlab.strategies.mechanics import call_names
 
 ORDERS = ("results", "calls")
 _NEVER_CLEARED = {"tool_search"}  # inspect_ai TOOL_SEARCH_NAME
@@ -59,3 +67,48 @@ def _by_calls(messages: Sequence[Message]) -> list[int]:
     result_at = {m.tool_call_id: i for i, m in enumerate(messages) if m.role == "tool"}
     return [result_at[c.id] for i, m in enumerate(messages) if m.role == "assistant" for c in m.tool_calls
             if c.name not in _NEVER_CLEARED and result_at.get(c.id, -1) > i]
+
+
+def mask_old_turns(messages: Sequence[Message], keep_turns: int, template: str, min_chars: int = 0
+                   ) -> dict[int, Message]:
+    """Replacements for the tool outputs before the newest `keep_turns` turns (index -> masked copy).
+
+    Args:
+        messages: the context.
+        keep_turns: how many of the newest assistant messages keep their outputs (0: none does).
+        template: the placeholder, formatted with ``tool`` (the result's name, else its call's,
+            else ``tool``), ``call_id`` and ``chars`` (the output's length).
+        min_chars: only outputs longer than this are masked.
+    """
+    out: dict[int, Message] = {}
+    names: dict[str, str] | None = None
+    for i in range(turns_start(messages, keep_turns)):
+        m = messages[i]
+        if m.role != "tool" or len(original := m.text) <= min_chars or is_placeholder(original, template):
+            continue
+        names = call_names(messages) if names is None else names
+        tool = m.name or names.get(m.tool_call_id or "", "tool")
+        text = template.format(tool=tool, call_id=m.tool_call_id, chars=len(original))
+        if len(text) < len(original):  # never swap a short output for a longer placeholder
+            out[i] = m.with_text(text)
+    return out
+
+
+def turns_start(messages: Sequence[Message], turns: int) -> int:
+    """Index of the oldest of the newest `turns` assistant messages (0 when there are fewer turns;
+    ``len(messages)`` when `turns` is 0 or less)."""
+    if turns <= 0:
+        return len(messages)
+    seen = 0
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "assistant":
+            seen += 1
+            if seen == turns:
+                return i
+    return 0
+
+
+def is_placeholder(text: str, template: str) -> bool:
+    """Whether `text` could be `template` filled in: it starts with the template's text before its
+    first field and ends with its text after its last."""
+    return text.startswith(template.split("{", 1)[0]) and text.endswith(template.rsplit("}", 1)[-1])

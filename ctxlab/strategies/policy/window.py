@@ -11,6 +11,9 @@ its own:
 - ``reserve``: ``window - value`` (pi-mono ``contextWindow - reserveTokens``);
 - ``tokens``: ``value`` itself (LangChain ``ClearToolUsesEdit(trigger=100_000)``);
 - ``always``: every call (LangChain ``trim_messages`` runs before each model call).
+
+`reserved_budget` is the budget of a policy that keeps a reserve for the reply out of the window
+itself (seed 003's context window guard: ``min(budget, window - reserveTokens)``).
 """
 
 from __future__ import annotations
@@ -37,10 +40,26 @@ class Threshold(NamedTuple):
         return total >= self.tokens if self.inclusive else total > self.tokens
 
 
+def configured_window(configured: int = 0, model: str = "") -> int:
+    """The window set explicitly, else the litellm `model`'s (0: none configured).
+
+    Raises:
+        CtxlabError: a model litellm has no window for.
+    """
+    return configured or (context_window(model) if model else 0)
+
+
 def window_of(budget: int, configured: int = 0, model: str = "") -> int:
     """The window a policy sees: ``min(budget, configured window)``, or `budget` without one."""
-    window = configured or (context_window(model) if model else 0)
+    window = configured_window(configured, model)
     return min(budget, window) if window else budget
+
+
+def reserved_budget(budget: int, reserve: int, configured: int = 0, model: str = "") -> int:
+    """``min(budget, window - reserve)`` with a configured window (seed 003's guard leaves `reserve`
+    tokens of it for the reply), else `budget`."""
+    window = configured_window(configured, model)
+    return min(budget, window - reserve) if window else budget
 
 
 def threshold(kind: str, value: float, window: int, inclusive: bool = False) -> Threshold:
