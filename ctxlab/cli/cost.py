@@ -7,17 +7,21 @@ import json
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 
 from ctxlab.cli.app import command
-from ctxlab.cli.data import Limit, SkipInvalid, Sources, _load, _numeric_table, _print_skips, _progress, _Skips, console
-from ctxlab.cost import CallCost, SessionCheck, check_logs, combined
+from ctxlab.cli.data import Limit, SkipInvalid, _load, _numeric_table, _print_skips, _progress, _Skips, console
+from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
+from ctxlab.cost import CallCost, SessionCheck, Unpriced, check_logs, combined, price_model
 from ctxlab.errors import CtxlabError
 
 
 @command()
 def cost(
-    sources: Sources,
+    sources: LogSources = None,
+    from_agent: FromAgent = None,
+    newest: Newest = NEWEST,
     model: Annotated[str | None, typer.Option(
         help="litellm model that prices every call (e.g. claude-sonnet-4-5, gpt-4o).",
         show_default="each log's own model")] = None,
@@ -28,25 +32,55 @@ def cost(
     limit: Limit = None,
     skip_invalid: SkipInvalid = False,
 ) -> None:
-    """What each recorded session cost with prompt caching, recorded beside predicted."""
-    skips = _Skips()
+    """What each recorded session cost with prompt caching, recorded beside predicted.
+
+    A session whose model litellm's price map lacks is priced under the entry of the same model
+    when there is one (said so below the table); a session that cannot be priced is named with
+    the reason, and the others are priced.
+    """
+    if model is not None:
+        price_model(model)  # an unknown --model fails now, naming close ones
+    sources = sources_from(sources, from_agent, newest)
+    skips, unpriced = _Skips(), list[Unpriced]()
     conversations = _progress(_load(sources, skip_invalid, skips, limit), "Pricing sessions")
-    checks = list(check_logs(conversations, model, counter=counter, lifetime_s=lifetime))
+    checks = list(check_logs(conversations, model, counter=counter, lifetime_s=lifetime, on_unpriced=unpriced.append))
     if not checks:
-        raise CtxlabError(f"no per-call usage in {', '.join(sources)} (agent logs record it in meta.provider_calls; "
-                          "SWE-agent logs keep only run totals)")
+        _print_unpriced(unpriced, stderr=True)
+        raise CtxlabError(f"no session in {', '.join(sources)} could be priced ({len(unpriced)} listed above)"
+                          if unpriced else f"no per-call usage in {', '.join(sources)} (agent logs record it in "
+                                           "meta.provider_calls; SWE-agent logs keep only run totals)")
     if as_json:
         typer.echo(json.dumps([check.to_json() for check in checks], indent=2))
+        _print_unpriced(unpriced, stderr=True)
         return
     _print_sessions([*checks, combined(checks)] if len(checks) > 1 else checks)
+    _print_aliases(checks)
+    _print_unpriced(unpriced)
     _print_worst(checks, worst)
     _print_skips(skips)
+
+
+def _print_aliases(checks: list[SessionCheck]) -> None:
+    """One line per model priced under another entry of litellm's map."""
+    for alias in dict.fromkeys(c.alias for c in checks if c.alias is not None):
+        console().print(f"Note: {alias.describe()}.", markup=False)
+
+
+def _print_unpriced(unpriced: list[Unpriced], stderr: bool = False) -> None:
+    """One line per session that could not be priced, with the reason."""
+    if not unpriced:
+        return
+    out = Console(stderr=True, highlight=False) if stderr else console()
+    out.print(f"Not priced, {len(unpriced)} session(s):", style="yellow")
+    for u in unpriced:
+        out.print(f"  {u.session}: {u.reason}", markup=False)
 
 
 def _print_sessions(checks: list[SessionCheck]) -> None:
     table = _numeric_table("Recorded / predicted per session (predicted from the recorded prompt sizes)",
                            "session", "model", "calls", "read match", "input", "cache read", "cache write",
                            "USD", "misses", "unexpected hits")
+    table.columns[0].overflow = "fold"  # a subagent's id differs from its session's at the end
     for check in checks:
         recorded, predicted = check.recorded, check.predicted
         table.add_row(escape(check.session), escape(check.model), f"{len(check.calls):,}",

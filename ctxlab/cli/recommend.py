@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 
 from ctxlab.cli.app import command
-from ctxlab.cli.data import Limit, SkipInvalid, Sources
+from ctxlab.cli.data import Limit, SkipInvalid
 from ctxlab.cli.replay import Db, console, df_table, run_replay
+from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
 from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, SEED, ReplayConfig
 
 FRONT_HEADERS = {"label": "policy", "counter": "counter", "sessions": "sessions", "calls": "calls",
@@ -19,7 +20,10 @@ FRONT_HEADERS = {"label": "policy", "counter": "counter", "sessions": "sessions"
 
 @command()
 def recommend(
-    sources: Sources,
+    sources: LogSources = None,
+    *,  # the options below are keyword-only, so a required one may follow the optional sources
+    from_agent: FromAgent = None,
+    newest: Newest = NEWEST,
     window: Annotated[int, typer.Option(help="Your model's context window in tokens (the budget of every call).",
                                         show_default=False)],
     strategy: Annotated[list[str] | None, typer.Option(
@@ -48,6 +52,7 @@ def recommend(
     from ctxlab.analysis.recommend import recommend as pick
     from ctxlab.bench import deterministic_strategies
 
+    sources = sources_from(sources, from_agent, newest)
     if vs_anchors:
         _vs_anchors(sources, window, reference, db, workers, limit, skip_invalid)
         return

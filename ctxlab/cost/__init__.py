@@ -10,6 +10,7 @@ logs: ``check_session(conversation, pm)`` prices each call as recorded and as pr
 See docs/cost.md for the model, its sources and its simplifications.
 """
 
+from ctxlab.cost.aliases import Alias, find_alias
 from ctxlab.cost.cache import CacheModel, default_cache_model, provider_family
 from ctxlab.cost.calls import (
     CacheState,
@@ -24,13 +25,13 @@ from ctxlab.cost.calls import (
     total,
 )
 from ctxlab.cost.checks import CallCheck, SessionCheck, combined
-from ctxlab.cost.logs import check_logs, check_session
+from ctxlab.cost.logs import Unpriced, check_logs, check_session
 from ctxlab.cost.prices import PriceModel, Prices, Rates, UnknownModelError, get_prices, price_model
 from ctxlab.cost.split import Match, Split, split
 from ctxlab.cost.summaries import price_summary, price_usage
 
-__all__ = ["CacheModel", "CacheState", "CallCheck", "CallCost", "Match", "Observation", "PriceModel", "Prices", "Prompt",
-           "Rates", "bill", "observe",
-           "SessionCheck", "SessionCost", "Split", "UnknownModelError", "check_logs", "check_session", "combined",
-           "default_cache_model", "get_prices", "price_call", "price_model", "price_prompts", "price_summary",
-           "price_usage", "provider_family", "split", "total"]
+__all__ = ["Alias", "CacheModel", "CacheState", "CallCheck", "CallCost", "Match", "Observation", "PriceModel",
+           "Prices", "Prompt", "Rates", "SessionCheck", "SessionCost", "Split", "UnknownModelError", "Unpriced",
+           "bill", "check_logs", "check_session", "combined", "default_cache_model", "find_alias", "get_prices",
+           "observe", "price_call", "price_model", "price_prompts", "price_summary", "price_usage", "provider_family",
+           "split", "total"]

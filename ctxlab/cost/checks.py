@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from ctxlab.cost.aliases import Alias
 from ctxlab.cost.calls import CallCost, total
 
 READ_TOLERANCE_SHARE = 0.02
@@ -49,11 +50,13 @@ class CallCheck(NamedTuple):
 
 
 class SessionCheck(NamedTuple):
-    """Every recorded call of one session beside its prediction, priced by one model."""
+    """Every recorded call of one session beside its prediction, priced by one model (`alias`: the
+    price-map entry that priced it, when litellm's map lacks the model under its own name)."""
 
     session: str
     model: str
     calls: tuple[CallCheck, ...]
+    alias: Alias | None = None
 
     @property
     def recorded(self) -> CallCost:
@@ -74,7 +77,8 @@ class SessionCheck(NamedTuple):
     def to_json(self) -> dict[str, Any]:
         """The JSON form of ``ctxlab cost --json`` (mismatching calls listed, worst first)."""
         worst = sorted((c for c in self.calls if not c.matches), key=lambda c: -abs(c.read_error))
-        return {"session": self.session, "model": self.model, "calls": len(self.calls),
+        return {"session": self.session, "model": self.model,
+                "priced_as": None if self.alias is None else self.alias.entry, "calls": len(self.calls),
                 "recorded": _tokens_json(self.recorded), "predicted": _tokens_json(self.predicted),
                 "cache_read_match_rate": self.cache_read_match_rate,
                 "unexplained_misses": self.count("unexplained miss"), "unexpected_hits": self.count("unexpected hit"),

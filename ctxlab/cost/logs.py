@@ -11,8 +11,8 @@ of its prompt.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from ctxlab.cost.cache import FIVE_MINUTES, default_cache_model
 from ctxlab.cost.calls import CallCost, content_blocks
@@ -44,31 +44,56 @@ def check_session(conversation: Conversation, pm: PriceModel,
         match = None if before is None else _match(conversation, pm, before, call, cuts, system)
         checks.append(_check(pm, call, model, match))
         previous[model] = call
-    return SessionCheck(conversation.id, pm.name, tuple(checks))
+    return SessionCheck(conversation.id, pm.name, tuple(checks), pm.prices.alias)
+
+
+class Unpriced(NamedTuple):
+    """A session with per-call usage that could not be priced: its id, model ("" when the log names
+    none) and why."""
+
+    session: str
+    model: str
+    reason: str
 
 
 def check_logs(conversations: Iterable[Conversation], model: str | None = None, *,
-               counter: str | TokenCounter = "o200k_base",
-               lifetime_s: float = FIVE_MINUTES) -> Iterator[SessionCheck]:
+               counter: str | TokenCounter = "o200k_base", lifetime_s: float = FIVE_MINUTES,
+               on_unpriced: Callable[[Unpriced], None] | None = None) -> Iterator[SessionCheck]:
     """`check_session` for every conversation that records per-call usage, priced by `model` (None:
     each session's own ``meta.model``) with its default cache model for `lifetime_s`.
 
+    Args:
+        on_unpriced: called with each session that cannot be priced, which is then passed over;
+            None raises instead.
+
     Raises:
-        UnknownModelError: the model has no price in litellm's map.
-        CtxlabError: no model given and a session names none.
+        UnknownModelError: (without `on_unpriced`) a model has no price in litellm's map.
+        CtxlabError: (without `on_unpriced`) no model given and a session names none.
     """
     for conversation in conversations:
         if not (conversation.meta or {}).get("provider_calls"):
             continue
-        name = model or (conversation.meta or {}).get("model")
-        if not name:
-            raise CtxlabError(f"{conversation.id}: the log names no model; pass one (--model)")
         try:
-            pm = price_model(name, default_cache_model(name, lifetime_s=lifetime_s))
-        except UnknownModelError as exc:
-            hint = "" if model else "; price it with another model"
-            raise UnknownModelError(f"{conversation.id}: {exc}{hint}") from None
+            pm = _price_model(conversation, model, lifetime_s)
+        except CtxlabError as exc:
+            if on_unpriced is None:
+                raise
+            name = model or (conversation.meta or {}).get("model") or ""
+            on_unpriced(Unpriced(conversation.id, str(name), str(exc).removeprefix(f"{conversation.id}: ")))
+            continue
         yield check_session(conversation, pm, counter)
+
+
+def _price_model(conversation: Conversation, model: str | None, lifetime_s: float) -> PriceModel:
+    """The price model of a session: `model`, else the one its log names."""
+    name = model or (conversation.meta or {}).get("model")
+    if not name:
+        raise CtxlabError(f"{conversation.id}: the log names no model; pass one (--model)")
+    try:
+        return price_model(name, default_cache_model(name, lifetime_s=lifetime_s))
+    except UnknownModelError as exc:
+        hint = "" if model else "; price it with another model (--model)"
+        raise UnknownModelError(f"{conversation.id}: {exc}{hint}") from None
 
 
 def _match(conversation: Conversation, pm: PriceModel, before: Mapping[str, Any], call: Mapping[str, Any],

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ctxlab.cost.aliases import Alias, find_alias, priced
+from ctxlab.cost.aliases import is_rate as _number
 from ctxlab.cost.cache import FIVE_MINUTES, CacheModel, default_cache_model
 from ctxlab.errors import CtxlabError
 from ctxlab.models import model_info, model_map
@@ -38,11 +40,13 @@ class Rates(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Prices:
-    """A model's rates: `base`, and `tiers` ``(threshold, rates)`` for prompts above a threshold."""
+    """A model's rates: `base`, and `tiers` ``(threshold, rates)`` for prompts above a threshold;
+    `alias` when litellm's map prices the model under another name (`ctxlab.cost.aliases`)."""
 
     model: str
     base: Rates
     tiers: tuple[tuple[int, Rates], ...] = ()
+    alias: Alias | None = None
 
     def rates(self, prompt_tokens: int) -> Rates:
         """The rates of a call whose whole prompt (cached or not) has `prompt_tokens` tokens."""
@@ -75,22 +79,27 @@ def get_prices(model: str, cache: CacheModel | None = None) -> Prices:
     A missing cache-read price means no discount known (reads at the input price); a missing
     cache-write price is the input price times ``cache.write_premium``.
 
+    A model the map lacks under its own name is priced by the entry of the same model
+    (`ctxlab.cost.aliases`; the returned `Prices.alias` says which).
+
     Raises:
-        UnknownModelError: litellm's map has no input price for it.
+        UnknownModelError: litellm's map has no input price for it, under any name.
     """
     return _prices(model, cache or default_cache_model(model))
 
 
 @functools.lru_cache(maxsize=256)
 def _prices(model: str, cache: CacheModel) -> Prices:
-    info = model_info(model)
-    if info is None or not _number(info.get("input_cost_per_token")):
+    info, alias = model_info(model), find_alias(model)
+    if alias is not None:
+        info = model_info(alias.entry)
+    if info is None or not priced(info):
         raise UnknownModelError(_unknown(model, info))
     long_writes = cache.lifetime_s > FIVE_MINUTES
     tiers = sorted(int(m.group(1)) for m in map(_TIER.match, info) if m)
     return Prices(model, _rates(info, "", long_writes, cache.write_premium),
                   tuple((t * 1000, _rates(info, f"_above_{t}k_tokens", long_writes, cache.write_premium))
-                        for t in tiers))
+                        for t in tiers), alias)
 
 
 def _rates(info: dict[str, Any], suffix: str, long_writes: bool, premium: float) -> Rates:
@@ -112,13 +121,8 @@ def _rates(info: dict[str, Any], suffix: str, long_writes: bool, premium: float)
 def _unknown(model: str, info: dict[str, Any] | None) -> str:
     if info is not None:
         return f"litellm's price map has model {model!r} but no input price for it"
-    names = [name for name, entry in model_map().items()
-             if isinstance(entry, dict) and _number(entry.get("input_cost_per_token"))]
+    names = [name for name, entry in model_map().items() if priced(entry)]
     close = difflib.get_close_matches(model, names, n=5, cutoff=0.5) or difflib.get_close_matches(
         model.rsplit("/", 1)[-1], names, n=5, cutoff=0.5)
     hint = f"; close names: {', '.join(close)}" if close else ""
     return f"unknown model {model!r}: litellm's bundled price map has no price for it{hint}"
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0

@@ -17,6 +17,7 @@ from ctxlab.datasets.logs.deltas import delta_spans
 from ctxlab.metrics.provider import estimate_span
 from ctxlab.tokens import get_counter
 from ctxlab.tokens.calibrated import Calibration
+from tests.cost.conftest import REALLOGS
 from tests.datasets.logs.pi_billed import pi_session, write_session
 from tests.provider_logs import FRAMING, MODEL, billed_log, compacted_log, write_logs
 
@@ -230,3 +231,132 @@ def test_a_calibration_on_the_first_half_of_a_pi_session_predicts_the_second(tmp
 
 def provider_mape(counter, pairs) -> float:
     return sum(abs(estimate_span(counter, c, s) - s.actual) / s.actual for c, s in pairs) / len(pairs)
+
+
+# ---- ctxlab logs check: one line per file first, refused files listed with their reason ----
+
+def test_logs_check_prints_one_row_per_file_and_lists_refused_files_without_stopping(tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    claude_with_queued_message(folder)
+    good = (FIXTURES / "pi" / "2025-10-29T12-00-00-000Z_7c2e9a40.jsonl").read_text().splitlines()
+    (folder / "broken-pi.jsonl").write_text("\n".join([*good[:3], good[3][:-1] + "}}", *good[4:]]) + "\n")
+    (folder / "empty.jsonl").write_text("")
+    (folder / "notes.md").write_text("# not a log\n")
+    result = invoke("logs", "check", folder, "--counter", "chars4")
+    assert result.exit_code == 0, result.output
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+            for line in result.output.splitlines() if line.startswith("│") and line.split("│")[1].strip()}
+    assert set(rows) == {"claude.jsonl", "broken-pi.jsonl", "empty.jsonl"}
+    assert rows["claude.jsonl"][:3] == ["claude_code", "1", "4"] and rows["claude.jsonl"][-2] == "yes"
+    assert rows["broken-pi.jsonl"][1:3] == ["0", "0"] and rows["broken-pi.jsonl"][-2] == "no"
+    assert rows["broken-pi.jsonl"][-1].startswith("line 4: malformed JSON")
+    assert rows["empty.jsonl"][-1] == "no conversations"
+    assert "Not read (no reader for these types): 1 .md" in result.output
+    assert "provider calls: 4" in result.output  # one session: its report follows the table
+
+
+def test_logs_check_shows_the_reports_of_the_worst_sessions_or_all_with_details(tmp_path):
+    source = write_logs(tmp_path / "logs.jsonl", [billed_log(s) for s in range(5)] + [compacted_log(9)])
+    result = invoke("logs", "check", source, "--counter", "chars4")
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "Session reports: none under 90% usable; --details prints all 6." in text
+    assert "provider calls:" not in text
+    every = invoke("logs", "check", source, "--counter", "chars4", "--details")
+    assert every.output.count("provider calls:") == 6
+
+
+def test_logs_check_on_the_real_logs_accounts_for_every_file():
+    reallogs = REALLOGS
+    assert reallogs.is_dir(), f"the real agent logs are missing: {reallogs}"
+    result = invoke("logs", "check", reallogs)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert f"Agent logs in {reallogs}: what ctxlab imports from each file" in text
+    files = [p for p in reallogs.rglob("*") if p.is_file() and p.name != "README.md"]
+    for path in files:  # every file is a row, or counted among the types no reader takes
+        rel = path.relative_to(reallogs).as_posix()
+        assert rel[:20] in result.output or f" {path.suffix}" in text.split("Not read")[-1], rel
+
+
+# ---- ctxlab logs find and --from: sessions from the agents' default folders ----
+
+@pytest.fixture()
+def agent_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Path]]:
+    from tests.datasets.logs.locations_home import OVERRIDES, make_home
+
+    for name in OVERRIDES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    sessions = make_home(tmp_path / "home", tmp_path / "work")
+    monkeypatch.chdir(tmp_path / "work")
+    return sessions
+
+
+def test_logs_find_lists_each_agent_s_sessions_newest_first(agent_home):
+    result = invoke("logs", "find", "--newest", "1")
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    for agent, paths in agent_home.items():
+        assert f"{agent}: the 1 newest of {len(paths)} sessions in" in text
+        shown = [f"{p.parent.name}/{p.name}" in text for p in paths]  # the file, relative to its root
+        assert shown == [True] + [False] * (len(paths) - 1), agent
+    assert "1 compressed rollout(s) (.jsonl.zst) not listed" in text
+    assert "The test test_add fails, please fix it." in text  # Claude Code's first user message
+    assert "Fix the failing test in test_calc.py." in text  # Codex's, after the context it sends as a user message
+
+
+def test_logs_find_paths_prints_sources_for_other_commands(agent_home):
+    result = invoke("logs", "find", "claude_code", "codex", "--paths")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [f"claude_code:{p}" for p in agent_home["claude_code"]] + [
+        f"codex:{p}" for p in agent_home["codex"]]
+    bad = invoke("logs", "find", "cursor")
+    assert bad.exit_code == 1 and "unknown agent 'cursor'" in bad.output and "Traceback" not in bad.output
+
+
+def test_logs_find_prints_the_first_user_message_as_text(agent_home):
+    path = agent_home["claude_code"][0]
+    lines = path.read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if '"type": "user"' in line)
+    record = json.loads(lines[first])
+    record["message"]["content"] = "[bold red]not markup[/] \x1b[31mred\x1b[0m \x07 bell"
+    lines[first] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+    result = invoke("logs", "find", "claude_code")
+    assert result.exit_code == 0, result.output
+    assert "[bold red]not markup[/]" in result.output and "\x1b" not in result.output and "\x07" not in result.output
+
+
+def test_from_reads_the_newest_sessions_of_an_agent(agent_home):
+    result = invoke("logs", "check", "--from", "claude_code", "--newest", "1", "--counter", "chars4")
+    assert result.exit_code == 0, result.output
+    assert "Reading the 1 newest of 2 claude_code sessions" in result.stderr
+    assert agent_home["claude_code"][0].name in " ".join(result.stdout.split()).replace(" ", "")
+    priced = runner.invoke(app, ["cost", "--from", "pi", "--json"])
+    assert priced.exit_code == 0, priced.output
+    assert [s["model"] for s in json.loads(priced.stdout)] == ["claude-sonnet-4-5"]
+    none = invoke("logs", "check")
+    assert none.exit_code == 1 and "give the logs to read (paths), or --from AGENT" in none.output
+
+
+def test_from_an_agent_without_sessions_is_one_line(agent_home, monkeypatch, tmp_path):
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "empty"))
+    result = invoke("logs", "check", "--from", "codex")
+    assert result.exit_code == 1 and "no codex sessions in" in result.output and "Traceback" not in result.output
+
+
+def test_recommend_from_an_agent_replays_its_newest_sessions(agent_home, tmp_path):
+    from ctxlab import store
+    from ctxlab.analysis import frames
+
+    db = tmp_path / "r.duckdb"
+    result = invoke("recommend", "--from", "codex", "--newest", "1", "--window", "3000", "--workers", "0", "--db", db,
+                    "--strategy", "noop", "--strategy", "window_guard")
+    assert result.exit_code == 0, result.output
+    assert "Reading the 1 newest of 2 codex sessions" in result.stderr
+    with store.reading(str(db)) as con:
+        results = frames.results(con, store.resolve_run(con, None), mode="per-turn")
+    [newest] = load_conversations(f"codex:{agent_home['codex'][0]}")
+    assert set(results["conversation_id"]) == {newest.id} and set(results["label"]) == {"noop", "window_guard"}

@@ -56,8 +56,57 @@ def test_logs_without_per_call_usage_are_one_line(reallogs):
     assert result.exit_code == 1 and "no per-call usage" in result.output and "Traceback" not in result.output
 
 
-def test_the_real_claude_code_session(reallogs):
+# Calls per session of ../shared/reallogs/claude_code: its README's distinct assistant message ids.
+REAL_CALLS = {"4d5611e5-241a-462a-8d15-5122611a9569": 139, "fa812bfe-b295-4cca-9c2f-fdf01028cb46": 157,
+              "fa812bfe-b295-4cca-9c2f-fdf01028cb46:a93ccab": 11, "fa812bfe-b295-4cca-9c2f-fdf01028cb46:aa84377": 9,
+              "1af7fc5e-8455-4414-9ccd-011d40f70b2a": 7}
+SONNET_4 = "claude-sonnet-4-20250514"
+
+
+def test_the_real_claude_code_sessions_are_all_priced(reallogs):
+    """Every session of the folder is priced, the Claude Code 1.0.x ones (Claude Sonnet 4, which
+    litellm's map lacks under its API name) under the Bedrock entry of the same model."""
     result = invoke(reallogs / "claude_code", "--json")
+    assert result.exit_code == 0 and not result.stderr, result.output
+    sessions = {s["session"]: s for s in json.loads(result.stdout)}
+    assert {s: sessions[s]["calls"] for s in REAL_CALLS} == REAL_CALLS
+    for main in ("4d5611e5-241a-462a-8d15-5122611a9569", "fa812bfe-b295-4cca-9c2f-fdf01028cb46"):
+        assert sessions[main]["model"] == "claude-opus-4-6" and sessions[main]["cache_read_match_rate"] >= 0.9
+    sonnet = [s for s in sessions.values() if s["model"] == SONNET_4]
+    assert len(sonnet) >= 2 and {s["priced_as"] for s in sonnet} == {f"anthropic.{SONNET_4}-v1:0"}
+    assert all(s["priced_as"] is None for s in sessions.values() if s["model"] != SONNET_4)
+    assert {s["model"] for s in sessions.values()} == {"claude-opus-4-6", "claude-sonnet-4-5-20250929", SONNET_4,
+                                                        "claude-haiku-4-5-20251001"}
+
+
+def test_the_table_says_which_models_were_priced_under_another_name(tmp_path):
+    log = recorded((1, 0, 0, 5000), (3, 0, 5000, 400), model=SONNET_4)
+    result = invoke(write(tmp_path, log))
     assert result.exit_code == 0, result.output
-    main = next(s for s in json.loads(result.output) if ":" not in s["session"])
-    assert main["model"] == "claude-opus-4-6" and main["cache_read_match_rate"] >= 0.9
+    text = " ".join(result.output.split())
+    assert f"Note: {SONNET_4} priced as anthropic.{SONNET_4}-v1:0: the same model under its Amazon Bedrock name" in text
+
+
+def two_models(tmp_path, *models: str):
+    logs = [recorded((1, 0, 0, 5000), (3, 0, 5000, 400), model=m) for m in models]
+    return write(tmp_path, *(Conversation(f"s{i}", log.messages, meta=log.meta) for i, log in enumerate(logs)))
+
+
+def test_a_session_that_cannot_be_priced_is_named_and_the_rest_are_priced(tmp_path):
+    source = two_models(tmp_path, "no-such-model-1", "claude-sonnet-4-5", "gpt-4o-nope")
+    result = invoke(source)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "Not priced, 2 session(s):" in text and "s1" in text and "claude-sonnet-4-5" in text
+    assert "s0: unknown model 'no-such-model-1': litellm's bundled price map has no price for it" in text
+    assert "s2: unknown model 'gpt-4o-nope'" in text and "price it with another model (--model)" in text
+    as_json = invoke(source, "--json")
+    assert as_json.exit_code == 0 and [s["session"] for s in json.loads(as_json.stdout)] == ["s1"]
+    assert "s0: unknown model" in as_json.stderr and "s2: unknown model" in as_json.stderr
+
+
+def test_when_no_session_can_be_priced_each_is_named_and_the_exit_is_1(tmp_path):
+    result = invoke(two_models(tmp_path, "no-such-model-1", "no-such-model-2"))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "s0: unknown model 'no-such-model-1'" in result.stderr and "s1: unknown model 'no-such-model-2'" in result.stderr
+    assert "could be priced (2 listed above)" in result.stderr

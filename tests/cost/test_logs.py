@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlab.cost import check_logs, check_session, combined
+from ctxlab.cost import Unpriced, check_logs, check_session, combined
 from ctxlab.datasets import load_conversations
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Conversation
@@ -72,12 +72,23 @@ def test_check_logs_prices_each_session_by_its_own_model_and_skips_logs_without_
         list(check_logs([unnamed]))
 
 
-def test_real_claude_code_session_replayed_as_recorded_predicts_90_percent_of_cache_reads(reallogs):
-    checks = list(check_logs(load_conversations(str(reallogs / "claude_code"))))
-    main = next(c for c in checks if ":" not in c.session)
-    assert len(main.calls) > 100 and main.cache_read_match_rate >= 0.9
-    assert combined(checks).cache_read_match_rate >= 0.9
-    assert main.predicted.cost_usd == pytest.approx(main.recorded.cost_usd, rel=0.05)
+def test_check_logs_names_the_sessions_it_cannot_price_and_prices_the_rest():
+    priced = recorded((1, 0, 0, 5000), model="claude-sonnet-4-5")
+    odd = Conversation("odd", priced.messages, meta={**priced.meta, "model": "no-such-model"})
+    unnamed = Conversation("x", priced.messages, meta={**priced.meta, "model": None})
+    unpriced: list[Unpriced] = []
+    checks = list(check_logs([odd, priced, unnamed], on_unpriced=unpriced.append))
+    assert [c.session for c in checks] == ["log"]
+    assert [(u.session, u.model) for u in unpriced] == [("odd", "no-such-model"), ("x", "")]
+    assert unpriced[0].reason.startswith("unknown model 'no-such-model'") and "names no model" in unpriced[1].reason
+
+
+def test_real_claude_code_sessions_replayed_as_recorded_predict_90_percent_of_cache_reads(reallogs):
+    checks = {c.session: c for c in check_logs(load_conversations(str(reallogs / "claude_code")))}
+    for main in ("4d5611e5-241a-462a-8d15-5122611a9569", "fa812bfe-b295-4cca-9c2f-fdf01028cb46"):
+        assert len(checks[main].calls) > 100 and checks[main].cache_read_match_rate >= 0.9
+        assert checks[main].predicted.cost_usd == pytest.approx(checks[main].recorded.cost_usd, rel=0.05)
+    assert combined(checks.values()).cache_read_match_rate >= 0.9
 
 
 def test_real_openhands_sessions_predict_their_cache_reads(reallogs):

@@ -3,18 +3,24 @@ summarizer's own calls."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ctxlab.cost import (
+    Alias,
     UnknownModelError,
     default_cache_model,
+    find_alias,
     get_prices,
     price_model,
     price_summary,
     price_usage,
     provider_family,
 )
+from ctxlab.cost.aliases import BEDROCK_WHY
 from ctxlab.errors import CtxlabError
+from ctxlab.models import model_map
 from ctxlab.summarize.base import SummaryResult
 from tests.cost.sessions import PM, RATES
 
@@ -48,6 +54,39 @@ def test_an_unknown_model_is_a_clear_error_naming_close_models():
     with pytest.raises(UnknownModelError, match=r"unknown model 'claude-opus-4\.6'.*close names: .*claude-opus-4-6"):
         price_model("claude-opus-4.6")
     assert issubclass(UnknownModelError, CtxlabError)
+
+
+def test_claude_sonnet_4_is_priced_at_anthropics_list_price_under_its_bedrock_name():
+    """docs.anthropic.com/en/docs/about-claude/pricing: Claude Sonnet 4 costs $3 / MTok input, $3.75
+    5-minute and $6 1-hour cache writes, $0.30 cache hits, $15 output; $6 / $22.50 over 200K tokens."""
+    mtok = 1e-6
+    prices = get_prices("claude-sonnet-4-20250514")
+    assert prices.base == pytest.approx((3 * mtok, 0.30 * mtok, 3.75 * mtok, 15 * mtok))
+    assert prices.alias == Alias("claude-sonnet-4-20250514", "anthropic.claude-sonnet-4-20250514-v1:0", BEDROCK_WHY)
+    long = prices.rates(200_001)
+    assert (long.input, long.output) == pytest.approx((6 * mtok, 22.5 * mtok))
+    hour = get_prices("anthropic/claude-sonnet-4-20250514",
+                      default_cache_model("claude-sonnet-4-20250514", lifetime_s=3600)).base
+    assert hour.cache_write == pytest.approx(6 * mtok)
+    assert get_prices("claude-sonnet-4-5").alias is None and find_alias("claude-sonnet-4-5") is None
+
+
+def test_the_bedrock_rule_holds_for_every_claude_model_priced_under_both_names():
+    """The alias rule's premise, checked on the bundled map: where litellm prices a dated Claude API
+    id and its base Bedrock name, both carry the same rates."""
+    both = [name for name, entry in model_map().items() if isinstance(entry, dict)
+            and entry.get("litellm_provider") == "anthropic" and re.fullmatch(r"claude-[a-z0-9-]+-\d{8}", name)
+            and f"anthropic.{name}-v1:0" in model_map()]
+    assert len(both) >= 3  # haiku-4-5, sonnet-4-5, opus-4-5 in litellm 1.106.2
+    for name in both:
+        assert get_prices(name).base == get_prices(f"anthropic.{name}-v1:0").base, name
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-9-20990101", "claude-sonnet-4", "us.claude-sonnet-4-20250514"])
+def test_names_without_a_documented_alias_stay_unknown(model):
+    assert find_alias(model) is None
+    with pytest.raises(UnknownModelError, match="unknown model"):
+        get_prices(model)
 
 
 def test_a_known_model_without_an_input_price_says_so(monkeypatch):
