@@ -11,7 +11,7 @@
   and the file and commit (or documentation page) that define them (`KNOBS`, `knobs_for`).
 - `convert`, `forms`, `snippets` — a setting in the agent's own terms (settings.json, config.toml,
   a constructor, environment variables, a request body) and back (`render_snippets`, `parse_snippet`).
-- `space`, `measures`, `front`, `search`, `optimize` — the search: a grid for up to two knobs,
+- `space`, `measures`, `pareto`, `tuner`, `optimize` — the search: a grid for up to two knobs,
   optuna's seeded TPE beyond; every evaluation kept, cached by a canonical key; the Pareto front
   of quality against cost with ties named, and the pick with its evidence (`search`).
 
@@ -34,11 +34,11 @@ _EXPORTS = {
     "dimensions": "ctxlab.tune.space", "setting": "ctxlab.tune.space", "setting_key": "ctxlab.tune.space",
     "Evaluation": "ctxlab.tune.measures", "Goal": "ctxlab.tune.measures", "Measure": "ctxlab.tune.measures",
     "Sample": "ctxlab.tune.measures",
-    "FrontPoint": "ctxlab.tune.front", "Pick": "ctxlab.tune.front", "front": "ctxlab.tune.front",
-    "pick": "ctxlab.tune.front",
-    "DEFAULT_TRIALS": "ctxlab.tune.search", "EvaluationCache": "ctxlab.tune.search",
-    "MemoryCache": "ctxlab.tune.search", "Objective": "ctxlab.tune.search", "SearchResult": "ctxlab.tune.search",
-    "search": "ctxlab.tune.search",
+    "FrontPoint": "ctxlab.tune.pareto", "Pick": "ctxlab.tune.pareto", "front": "ctxlab.tune.pareto",
+    "pick": "ctxlab.tune.pareto",
+    "DEFAULT_TRIALS": "ctxlab.tune.tuner", "EvaluationCache": "ctxlab.tune.tuner",
+    "MemoryCache": "ctxlab.tune.tuner", "Objective": "ctxlab.tune.tuner", "SearchResult": "ctxlab.tune.tuner",
+    "search": "ctxlab.tune.tuner",
 }
 __all__ = ["DEFAULT_TRIALS", "GRID_POINTS", "KNOBS", "AgentKnobs", "Constraint", "Dimension", "Evaluation",
            "EvaluationCache", "Form", "FrontPoint", "Goal", "Knob", "Measure", "MemoryCache", "Objective", "Pick", "Ref",
@@ -50,9 +50,9 @@ __getattr__ = lazy_exports("ctxlab.tune", _EXPORTS, globals())
 
 if TYPE_CHECKING:
     from ctxlab.tune.agents import KNOBS, knobs_for
-    from ctxlab.tune.front import FrontPoint, Pick, front, pick
     from ctxlab.tune.knobs import AgentKnobs, Constraint, Form, Knob, Ref, Span, W
     from ctxlab.tune.measures import Evaluation, Goal, Measure, Sample
-    from ctxlab.tune.search import DEFAULT_TRIALS, EvaluationCache, MemoryCache, Objective, SearchResult, search
+    from ctxlab.tune.pareto import FrontPoint, Pick, front, pick
     from ctxlab.tune.snippets import Snippet, parse_snippet, render_snippets, written_values
     from ctxlab.tune.space import GRID_POINTS, Dimension, Setting, dimensions, setting, setting_key
+    from ctxlab.tune.tuner import DEFAULT_TRIALS, EvaluationCache, MemoryCache, Objective, SearchResult, search

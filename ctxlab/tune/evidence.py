@@ -15,7 +15,7 @@ _LISTED = 3  # tied settings named one by one; the rest are counted
 
 def evidence(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, tied: Sequence[int], best: int,
              default: int | None) -> str:
-    """The paragraph behind a pick (see `ctxlab.tune.front.pick` for the rule)."""
+    """The paragraph behind a pick (see `ctxlab.tune.pareto.pick` for the rule)."""
     e = evaluations[chosen]
     q, c = e.measures[goal.quality], e.measures[goal.cost]
     parts = [f"{describe(e)} keeps {goal.quality} {interval(q)} at {goal.cost} {number(c.mean)} "

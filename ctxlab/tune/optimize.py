@@ -1,4 +1,4 @@
-"""The optimizer behind `ctxlab.tune.search` for more than two knobs: optuna's TPE sampler, seeded,
+"""The optimizer behind `ctxlab.tune.tuner` for more than two knobs: optuna's TPE sampler, seeded,
 on two objectives (maximize quality, minimize cost), so its proposals spread along the front.
 
 TPE rather than NSGA-II: with budgets of tens of trials NSGA-II (population 50 by default) would

@@ -4,7 +4,7 @@
 knob table notes otherwise, as for LangChain's summarization trigger), then either every point of the grid (`ctxlab.tune.space.GRID_POINTS`
 per knob, settings the source forbids skipped) or `trials` settings proposed by optuna's seeded
 multi-objective TPE sampler (`ctxlab.tune.optimize`). Every evaluation is kept, in order; the
-result carries the front and the pick (`ctxlab.tune.front`).
+result carries the front and the pick (`ctxlab.tune.pareto`).
 
 The objective is any callable that replays a `Setting` over the sessions and returns, per
 measure name, one `ctxlab.tune.measures.Sample` per session. A cache (`EvaluationCache`) keyed
@@ -20,8 +20,8 @@ from typing import NamedTuple, Protocol
 from ctxlab.errors import CtxlabError
 from ctxlab.strategies import get_strategy
 from ctxlab.tune.agents import knobs_for
-from ctxlab.tune.front import FrontPoint, Pick, front, pick
 from ctxlab.tune.measures import Evaluation, Goal, Measure, Sample
+from ctxlab.tune.pareto import FrontPoint, Pick, front, pick
 from ctxlab.tune.space import GRID_POINTS, Dimension, Setting, dimensions, setting
 
 DEFAULT_TRIALS = 40
