@@ -8,7 +8,7 @@ setting the grid could name and the cache can recognise. A proposal the agent's 
 (a constraint between knobs) is pruned; it counts against the budget. Trials run one at a time,
 so the same seed and objective give the same proposals.
 
-optuna is imported here only (about 0.2 s), when a search needs it.
+optuna is imported here only (0.25-0.45 s on these machines), when a search needs it.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from ctxlab.strategies import STRATEGIES, list_strategies, strategy_params
 from ctxlab.strategies.policy import Policy
 from ctxlab.tune import KNOBS, knobs_for
 from ctxlab.tune.knobs import Span, W
+from ctxlab.tune.reference import knob_table, snippet_examples
 
 WINDOWS = (8_000, 64_000, 200_000)
 ENTRIES = sorted(KNOBS.values(), key=lambda e: e.preset)
@@ -104,3 +105,12 @@ def test_openhands_constraint_is_the_validators():
     entry = knobs_for("openhands")
     assert entry.violations({"max_size": 80, "keep_first": 38}) == []  # 80 // 2 - 38 - 1 = 1 > 0
     assert entry.violations({"max_size": 80, "keep_first": 39}) != []
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.preset)
+def test_docs_tables_name_every_knob_and_source(entry):
+    table = knob_table(entry.preset)
+    for knob in entry.knobs:
+        assert f"| `{knob.name}` |" in table and str(knob.source) in table
+    assert ("is not a registered preset yet" in table) == entry.pending
+    assert snippet_examples(entry.preset).count("```") == 2 * len(entry.forms)

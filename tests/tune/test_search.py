@@ -3,14 +3,29 @@ the pick with ties named as ties."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import subprocess
 import sys
 
 import pytest
 
+from ctxlab import get_strategy, load_conversations
 from ctxlab.errors import CtxlabError
-from ctxlab.tune import Evaluation, Goal, Measure, MemoryCache, Sample, front, knobs_for, pick, search, setting
+from ctxlab.tune import (
+    KNOBS,
+    Evaluation,
+    Goal,
+    Measure,
+    MemoryCache,
+    Sample,
+    dimensions,
+    front,
+    knobs_for,
+    pick,
+    search,
+    setting,
+)
 
 WINDOW = 64_000
 GOAL = Goal("recall", "tokens", "rejected")
@@ -145,3 +160,33 @@ def test_importing_the_package_does_not_import_optuna():
     code = "import sys, ctxlab.tune.tuner, ctxlab.tune; ctxlab.tune.search; print('optuna' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+REGISTERED = sorted(p for p, e in KNOBS.items() if not e.pending)
+
+
+@pytest.mark.parametrize("preset", REGISTERED)
+@pytest.mark.parametrize("window", [8_000, 64_000, 200_000])
+def test_every_grid_point_builds_its_preset(preset, window):
+    entry = knobs_for(preset)
+    for dim in dimensions(entry, window):
+        for x in dim.grid():
+            params = setting(preset, window, {dim.name: x}).params
+            strategy = get_strategy(preset, **params)  # the preset accepts every searched setting
+            assert all(getattr(strategy, k) == v for k, v in params.items())
+
+
+def test_search_over_real_strategies_and_sessions():
+    conversations = list(itertools.islice(load_conversations("sample:agent_sessions"), 2))
+
+    def objective(s):
+        strategy = get_strategy(s.preset, **s.params)
+        results = [strategy.compress(c.messages, budget=s.window, counter="chars4", tools=c.tools)
+                   for c in conversations]
+        return {"kept": [Sample(len(r.kept_ids), len(r.input_ids)) for r in results],
+                "tokens": [Sample(r.tokens_after) for r in results]}
+
+    result = search("inspect_trim", objective, window=8_000, goal=Goal("kept", "tokens"))
+    assert len(result.evaluations) == 26 and result.pick is not None
+    kept = [e.measures["kept"].mean for e in result.evaluations]
+    assert min(kept) < max(kept)  # the knobs change what is kept
