@@ -26,7 +26,7 @@ test: setup browser-deps
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests" >&2; fi; exit $$rc
 
 # Pages of docs/ generated from the code (CLI reference, strategy parameter tables).
-GENERATED_DOCS := docs/cli.md docs/strategies.md
+GENERATED_DOCS := docs/cli.md docs/strategies.md docs/tuning.md
 
 # The gate CI runs before the tests: ruff (pyflakes, isort, pyupgrade and bugbear rules), mypy on
 # the package (zero findings), and generated docs that still match the code.

@@ -20,6 +20,7 @@ LAYERS = (
     ("metrics",),
     ("replay",),
     ("analysis", "report", "bench"),
+    ("tune",),
     ("cli",),
 )
 RANK = {name: level for level, names in enumerate(LAYERS) for name in names}

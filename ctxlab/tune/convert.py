@@ -1,0 +1,187 @@
+"""Conversions between an agent's written knob values and ctxlab's policy parameters.
+
+Each factory returns a `Conversion` (``encode`` and ``decode``) for `ctxlab.tune.knobs.Knob`:
+``encode(value, window) -> params`` and ``decode(params, window) -> value``. A trigger is read back
+through the policy model's own threshold (`ctxlab.strategies.policy.window.threshold`), so a value
+decodes the same whichever trigger kind (share, reserve, tokens) wrote it.
+
+``encode(None, window)`` is the agent's own default when a snippet leaves the knob out; the
+factories take it as ``unset`` (fixed parameters, or a function of the window).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, TypedDict
+
+from ctxlab.errors import CtxlabError
+from ctxlab.strategies.policy.window import threshold
+
+Params = dict[str, Any]
+Encode = Callable[[Any, int], Params]
+Decode = Callable[[Mapping[str, Any], int], Any]
+Unset = Params | Callable[[int], Params] | None
+
+
+class Conversion(TypedDict):
+    """A knob's ``encode`` and ``decode`` (spread into `ctxlab.tune.knobs.Knob` with ``**``)."""
+
+    encode: Encode
+    decode: Decode
+
+
+def trigger_tokens(params: Mapping[str, Any], window: int) -> int:
+    """The token count at which ``params`` compact, at a window of `window` tokens.
+
+    Raises:
+        CtxlabError: a trigger that fires on every call (``always``) has no token count.
+    """
+    tokens = threshold(params["trigger"], float(params["trigger_value"]), window).tokens
+    if tokens is None:
+        raise CtxlabError(f"trigger {params['trigger']!r} has no token threshold")
+    return tokens
+
+
+def _unset(unset: Unset, window: int, name: str) -> Params:
+    if unset is None:
+        raise CtxlabError(f"{name} has no default in the agent's source; the snippet must set it")
+    return dict(unset(window) if callable(unset) else unset)
+
+
+def param(name: str, cast: Callable[[Any], Any] = int, unset: Unset = None,
+          store: Callable[[Any], Any] | None = None) -> Conversion:
+    """A value that is one ctxlab parameter, as is (a count, a share, tokens): read back as `cast`,
+    stored as `store` (default `cast`; a float field holding a count stores ``float``)."""
+    def encode(value: Any, window: int) -> Params:
+        return _unset(unset, window, name) if value is None else {name: (store or cast)(cast(value))}
+
+    return Conversion(encode=encode, decode=lambda params, window: cast(params[name]))
+
+
+def limit(inclusive: bool | None = None, unset: Unset = None, cap: bool = False) -> Conversion:
+    """An absolute token threshold (Codex ``model_auto_compact_token_limit``, OpenHands ``max_tokens``).
+
+    Args:
+        inclusive: also set ``trigger_inclusive`` (None: leave the preset's).
+        unset: the parameters when the agent leaves it unset.
+        cap: the agent takes the smaller of this and the model's window (OpenHands).
+    """
+    extra = {} if inclusive is None else {"trigger_inclusive": inclusive}
+
+    def encode(value: Any, window: int) -> Params:
+        if value is None:
+            return _unset(unset, window, "the token limit")
+        tokens = min(int(value), window) if cap else int(value)
+        return {"trigger": "tokens", "trigger_value": float(tokens), **extra}
+
+    return Conversion(encode=encode, decode=trigger_tokens)
+
+
+def reserve(unset: Unset = None, summary_caps: bool = False) -> Conversion:
+    """Tokens kept free below the window: compact above ``window - value`` (pi ``reserveTokens``,
+    opencode ``compaction.reserved``). With `summary_caps`, pi's summary budgets follow it:
+    ``floor(0.8 x value)`` for the summary and ``floor(0.5 x value)`` for a split turn's prefix."""
+    def encode(value: Any, window: int) -> Params:
+        if value is None:
+            return _unset(unset, window, "the reserve")
+        out: Params = {"trigger": "reserve", "trigger_value": float(int(value))}
+        if summary_caps:  # a summary cap below 1 token is no request at all
+            out |= {"summary_max_tokens": max(1, math.floor(0.8 * int(value))),
+                    "prefix_max_tokens": max(1, math.floor(0.5 * int(value)))}
+        return out
+
+    return Conversion(encode=encode, decode=lambda params, window: window - trigger_tokens(params, window))
+
+
+def share(inclusive: bool | None = None, unset: Unset = None, percent: bool = False) -> Conversion:
+    """A trigger as a share of the window (Gemini ``compressionThreshold``, goose's threshold), or as
+    a percentage with `percent` (Claude Code ``CLAUDE_AUTOCOMPACT_PCT_OVERRIDE``)."""
+    extra = {} if inclusive is None else {"trigger_inclusive": inclusive}
+    scale = 100.0 if percent else 1.0
+
+    def encode(value: Any, window: int) -> Params:
+        if value is None:
+            return _unset(unset, window, "the threshold")
+        return {"trigger": "share", "trigger_value": float(value) / scale, **extra}
+
+    def decode(params: Mapping[str, Any], window: int) -> Any:
+        value = _share_of(params, window) * scale
+        return tidy(value)
+
+    return Conversion(encode=encode, decode=decode)
+
+
+def _share_of(params: Mapping[str, Any], window: int) -> float:
+    if params["trigger"] == "share":
+        return float(params["trigger_value"])
+    return trigger_tokens(params, window) / window
+
+
+def tidy(value: float) -> float | int:
+    """A number as written by hand: an int when whole, else rounded to 6 decimals (so a share
+    survives ``x 100`` and back)."""
+    value = round(value, 6)
+    return int(value) if value == int(value) else value
+
+
+def fraction_or_tokens() -> Conversion:
+    """LangChain ``ContextSize``: ``("fraction", f)`` of the model's input limit or ``("tokens", n)``."""
+    def encode(value: Any, window: int) -> Params:
+        if value is None:
+            raise CtxlabError("SummarizationMiddleware without a trigger never summarizes; set trigger=")
+        kind, amount = value
+        if kind == "fraction":
+            return {"trigger": "share", "trigger_value": float(amount)}
+        if kind == "tokens":
+            return {"trigger": "tokens", "trigger_value": float(int(amount))}
+        raise CtxlabError(f"trigger ({kind!r}, ...): ctxlab models 'fraction' and 'tokens' (not 'messages')")
+
+    def decode(params: Mapping[str, Any], window: int) -> Any:
+        if params["trigger"] == "share":
+            return ("fraction", tidy(float(params["trigger_value"])))
+        return ("tokens", trigger_tokens(params, window))
+
+    return Conversion(encode=encode, decode=decode)
+
+
+def int_or_share() -> Conversion:
+    """inspect_ai ``threshold``: an int (or a float above 1.0) is tokens, a float up to 1.0 a share
+    of the model's input window (``_resolve_threshold``)."""
+    def encode(value: Any, window: int) -> Params:
+        if value is None:
+            value = 0.9
+        if isinstance(value, int) or value > 1.0:
+            return {"trigger": "tokens", "trigger_value": float(int(value))}
+        return {"trigger": "share", "trigger_value": float(value)}
+
+    def decode(params: Mapping[str, Any], window: int) -> Any:
+        if params["trigger"] == "share":
+            return float(params["trigger_value"])
+        return trigger_tokens(params, window)
+
+    return Conversion(encode=encode, decode=decode)
+
+
+def added(name: str, cast: Callable[[Any], Any], default: Any) -> Conversion:
+    """A parameter a pending preset adds (its name proposed here), `default` when absent or unset."""
+    def encode(value: Any, window: int) -> Params:
+        return {name: cast(default if value is None else value)}
+
+    return Conversion(encode=encode, decode=lambda params, window: params.get(name, default))
+
+
+def typed(kind: str, inner: Conversion) -> Conversion:
+    """A value the agent writes as ``{"type": kind, "value": n}`` (Anthropic's context management)."""
+    def encode(value: Any, window: int) -> Params:
+        return inner["encode"](None if value is None else value["value"], window)
+
+    def decode(params: Mapping[str, Any], window: int) -> Any:
+        value = inner["decode"](params, window)
+        return None if value is None else {"type": kind, "value": value}
+
+    return Conversion(encode=encode, decode=decode)
+
+
+__all__ = ["Conversion", "added", "fraction_or_tokens", "int_or_share", "limit", "param", "reserve", "share", "tidy",
+           "trigger_tokens", "typed"]

@@ -1,0 +1,83 @@
+"""The pick's evidence, in words: what it keeps and costs, what it ties with, the agent's default.
+
+Each finding is said once; ties are named as ties (overlapping intervals), never as wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ctxlab.tune.measures import Evaluation, Goal, Measure
+
+_LISTED = 3  # tied settings named one by one; the rest are counted
+
+
+def evidence(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, tied: Sequence[int], best: int,
+             default: int | None) -> str:
+    """The paragraph behind a pick (see `ctxlab.tune.pareto.pick` for the rule)."""
+    e = evaluations[chosen]
+    q, c = e.measures[goal.quality], e.measures[goal.cost]
+    parts = [f"{describe(e)} keeps {goal.quality} {interval(q)} at {goal.cost} {number(c.mean)} "
+             f"over {q.sessions} session{'s' * (q.sessions != 1)}."]
+    if tied:
+        named = "; ".join(f"{describe(evaluations[i])} ({number(evaluations[i].measures[goal.cost].mean)})"
+                          for i in tied[:_LISTED])
+        more = f" and {len(tied) - _LISTED} more" if len(tied) > _LISTED else ""
+        lead = "the best quality" if best != chosen else "it"
+        parts.append(f"Tied with {lead} (quality intervals overlap): {named}{more}; this is the cheapest of the tied.")
+    if goal.rejected is not None and e.measures[goal.rejected].mean > 0:
+        parts.append(f"Every setting had rejected calls; this one the fewest ({number(e.measures[goal.rejected].mean)}).")
+    parts.append(_versus_default(evaluations, goal, chosen, default))
+    return " ".join(p for p in parts if p)
+
+
+def _versus_default(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, default: int | None) -> str:
+    if default is None:
+        return ""
+    if default == chosen:
+        return "It is the agent's default."
+    d, e = evaluations[default], evaluations[chosen]
+    qd, qe = d.measures[goal.quality], e.measures[goal.quality]
+    verdict = ("a tie on quality" if qd.overlaps(qe) else "the pick keeps more" if qe.mean > qd.mean
+               else "the default keeps more")
+    cost = _change(e.measures[goal.cost].mean, d.measures[goal.cost].mean)
+    return (f"The agent's default ({describe(d)}) keeps {interval(qd)} at {number(d.measures[goal.cost].mean)}: "
+            f"{verdict}, and the pick costs {cost}.")
+
+
+def _change(new: float, old: float) -> str:
+    if not old:
+        return f"{number(new)} against {number(old)}"
+    delta = (new - old) / old
+    return "the same" if abs(delta) < 0.0005 else f"{abs(delta):.1%} {'less' if delta < 0 else 'more'}"
+
+
+def describe(evaluation: Evaluation) -> str:
+    """A setting in the agent's terms: ``name=value`` for each knob."""
+    return ", ".join(f"{name}={written(value)}" for name, value in evaluation.setting.values.items()
+                     if value is not None)
+
+
+def written(value: Any) -> str:
+    """A written value, short: Anthropic's ``{"type", "value"}`` as its value, tuples as ``(a, b)``."""
+    if isinstance(value, dict) and "value" in value:
+        return written(value["value"])
+    if isinstance(value, tuple):
+        return "(" + ", ".join(written(v) for v in value) + ")"
+    return str(value)
+
+
+def interval(m: Measure) -> str:
+    """``mean (95% CI low-high)``, or the mean alone for a point interval."""
+    if m.low == m.high:
+        return number(m.mean)
+    return f"{number(m.mean)} (95% CI {number(m.low)}-{number(m.high)})"
+
+
+def number(x: float) -> str:
+    """Three decimals under 10, whole numbers with separators above."""
+    return f"{x:,.3f}" if abs(x) < 10 else f"{x:,.0f}"
+
+
+__all__ = ["describe", "evidence", "interval", "number", "written"]
