@@ -1,0 +1,83 @@
+"""Gemini CLI chat sessions (google-gemini/gemini-cli, ``~/.gemini/tmp/<project>/chats/session-*.json[l]``).
+
+Source: google-gemini/gemini-cli @ 5411f113 (Aug 2026), ``packages/core/src/services/chatRecordingTypes.ts``
+(``ConversationRecord``: sessionId, projectHash, startTime, lastUpdated, messages, summary, kind;
+``MessageRecord``: id, timestamp, type user / gemini / info / error / warning, content (a string
+or Gemini ``Part``s); gemini messages: ``toolCalls`` {id, name, args, result (the
+``functionResponse`` parts the model got), status}, ``thoughts`` {subject, description},
+``tokens`` {input, output, cached, thoughts, tool, total}, ``model``) and
+``chatRecordingService.ts`` (how files are written and read back, ``loadConversationRecord``).
+
+Two file shapes: the older single JSON object (``ConversationRecord`` with its ``messages``), and
+JSONL since commit f744913 (April 2026): a metadata line, then one line per message write, where a
+later line with the same ``id`` replaces the earlier one in place (tokens and tool calls are added
+by rewriting the message), ``{"$set": {...}}`` updates the metadata (a ``messages`` list in it is a
+checkpoint that replaces the context: compression, masked tool outputs), and ``{"$rewindTo": id}``
+removes that message and everything after it. Newer gemini-cli also writes each tool response as a
+user message of ``functionResponse`` parts (geminiChat.ts); those are the results, and the copies
+in ``toolCalls[].result`` are then not used twice.
+
+Tokens are Gemini's ``usageMetadata``: ``input`` (promptTokenCount) includes ``cached``; the
+call's output is ``output`` (candidates) plus ``thoughts``. ``tool`` (toolUsePromptTokenCount) is
+not part of ``prompt_tokens``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ctxlab.datasets.logs.builder import LogBuilder
+from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, entry
+from ctxlab.datasets.logs.gemini_messages import Adder, History
+
+NAME = "gemini_cli"
+
+
+def detect(values: list[Any]) -> bool:
+    """A session file: its first value has ``sessionId`` and ``projectHash`` (a JSONL metadata
+    line, or the whole older record with its ``messages``)."""
+    first = values[0] if values else None
+    return isinstance(first, Mapping) and isinstance(first.get("sessionId"), str) \
+        and isinstance(first.get("projectHash"), str) and "type" not in first
+
+
+def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
+    """Import one session file (see the module docstring)."""
+    b = LogBuilder(NAME, source)
+    history = History(b)
+    meta: dict[str, Any] = {}
+    for line in lines:
+        value = entry(line)
+        if isinstance(value.get("$rewindTo"), str):
+            history.rewind(value["$rewindTo"], line.where)
+        elif isinstance(value.get("id"), str):
+            history.put(value, line.where)
+        elif isinstance(value.get("$set"), Mapping):
+            _metadata(meta, value["$set"], history, line.where)
+        elif isinstance(value.get("sessionId"), str):
+            _metadata(meta, value, history, line.where)
+        else:
+            raise LogError("a line that is neither session metadata, a message, $set nor $rewindTo", line.where)
+    if not meta.get("sessionId"):
+        raise LogError("no session metadata (sessionId) in this file", source.display)
+    adder = Adder(b, history.answered())
+    for record, where in history.records():
+        adder.add(record, where)
+    b.meta.update({k: meta[k] for k in ("projectHash", "startTime", "lastUpdated", "kind") if meta.get(k)})
+    if meta.get("summary"):
+        b.meta["title"] = meta["summary"]
+    if meta.get("kind") == "subagent":
+        b.meta["subagent"] = True
+    return b.record(meta["sessionId"])
+
+
+def _metadata(meta: dict[str, Any], update: Mapping[str, Any], history: History, where: str) -> None:
+    """Session metadata; a ``messages`` list is the older whole record or a checkpoint."""
+    messages = update.get("messages")
+    if isinstance(messages, list):
+        history.checkpoint(messages, where, first=not meta)
+    meta.update({k: v for k, v in update.items() if k != "messages"})
+
+
+FORMAT = LogFormat(NAME, "jsonl", (".jsonl", ".json"), detect, convert)
