@@ -44,6 +44,7 @@ def detect(values: list[Any]) -> bool:
 
 def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     """Import one session file (see the module docstring)."""
+    lines = list(lines)  # read first: a cut-off last line is noted in the source before the builder starts
     b = LogBuilder(NAME, source)
     history = History(b)
     meta: dict[str, Any] = {}

@@ -26,8 +26,10 @@ ATTACHMENT, OLD_ATTACHMENT = "attachment://", "tc://"
 def sample_record(sample: Mapping[str, Any], header: Mapping[str, Any], where: str, source: LogSource) -> dict:
     """The conversation record of one sample (``header``: the log's ``version`` and ``eval``)."""
     b = LogBuilder("inspect", source)
-    resolved = resolve_attachments({k: v for k, v in sample.items() if k != "attachments"},
-                                   sample.get("attachments") or {}, b)
+    transcript = obj(sample, "transcript")  # logs before inspect_ai 0.3.5x: events and attachments there
+    resolved = resolve_attachments({**{k: v for k, v in sample.items() if k not in ("attachments", "transcript")},
+                                    "events": sample.get("events") or transcript.get("events") or []},
+                                   sample.get("attachments") or transcript.get("content") or {}, b)
     pool = resolved.get("message_pool") or obj(resolved, "events_data").get("messages")
     calls = model_calls(resolved.get("events") or [], pool or [], where)
     messages: list[Mapping[str, Any]] = [m for m in resolved.get("messages") or [] if isinstance(m, Mapping)]

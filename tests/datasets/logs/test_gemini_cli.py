@@ -143,3 +143,17 @@ def test_recorded_responses_are_refused_in_one_line_and_their_usage_read(tmp_pat
                               "calls, 100 prompt and 20 output tokens; gemini_responses.responses_usage reads them)")
     assert [tuple(u)[1:] for u in responses_usage(path)] == [("generateContentStream", 100, 64, 5, 15, 120),
                                                             ("countTokens", 0, 0, 0, 0, 0)]
+
+
+def test_what_newer_files_hold_context_null_tokens_and_a_torn_last_write(tmp_path):
+    """gemini-cli records the environment context it sends as a user message; a message written
+    before its usage arrived has ``"tokens": null``; a killed session leaves half a line."""
+    context = {"id": "0", "timestamp": "t", "type": "user",
+               "content": [{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}
+    path = write(tmp_path, [HEAD, context, USER, {**gemini("g1", "Hi."), "tokens": None}])
+    with path.open("a", encoding="utf-8") as f:
+        f.write('{"id": "g2", "timestamp"')
+    conv, = load_conversations(str(path))
+    assert [m.id for m in conv.messages] == ["0", "u1", "g1"] and conv.meta["provider_calls"] == []
+    assert conv.meta["repairs"] == [f"{path}:5: dropped the cut-off last line (malformed JSON: Expecting ':' "
+                                    "delimiter (column 25))"]

@@ -164,6 +164,15 @@ def test_older_logs_nest_sub_events_and_scorer_steps(tmp_path):
     assert conv.meta["usage_check"]["agree"] is None  # the sample recorded no model_usage
 
 
+def test_the_oldest_logs_keep_events_and_attachments_in_a_transcript(tmp_path):
+    s = story()
+    s["messages"][3] = {**RESULT, "content": "attachment://abc"}
+    s["transcript"] = {"events": s.pop("events"), "content": {"abc": "def add(a, b): return a + b"}}
+    conv, = load_conversations(str(write_json(tmp_path, log(s))))
+    assert len(conv.meta["provider_calls"]) == 2 and conv.messages[3].text == "def add(a, b): ..."
+    assert "omitted" not in conv.meta
+
+
 def test_a_compaction_rewrites_the_prompt_and_is_recorded(tmp_path):
     summary = {"id": "sum", "role": "user", "content": "Summary: read calc.py, add() rounds."}
     later = {"id": "a3", "role": "assistant", "content": "Done."}
