@@ -27,7 +27,9 @@ from typing import Any
 
 from ctxlab.datasets.logs.aider_lines import SESSION, Block, Session, sessions
 from ctxlab.datasets.logs.aider_output import (
+    ADD_FILES,
     ADDED_FILES,
+    ANSWER,
     CONFIRM,
     COST,
     EDIT_ERROR,
@@ -159,13 +161,15 @@ class _Session:
             self._usage(found, text, block)
         elif (cost := COST.match(text)) is not None:
             self.cost = float(cost["session"])
-        elif (answer := CONFIRM.match(text)) is not None:
+        elif (answer := ANSWER.match(text)) is not None and answer["answer"]:
             yes = answer["answer"][:1].lower() in ("y", "a")
-            if answer["question"] == "Add file to the chat?" and yes:
-                self.added += self.subjects[-1:]
+            if answer["question"] in ADD_FILES and yes:
+                self.added += self.subjects[-1:] if answer["question"] == ADD_FILES[0] else \
+                    [t for t in self.subjects if " " not in t]  # the file names listed before the question
             elif answer["question"] == "Attempt to fix lint errors?" and yes:
                 self._lint()
             self.subjects = []
+            self.b.skip("Aider question and answer")
         elif self.outputs[-1:] == [EDIT_ERROR] and not text.startswith("http") or \
                 self.outputs[-2:-1] == [EDIT_ERROR] and self.outputs[-1].startswith("http"):
             self.reflection = (text, "the edit-format error, base_coder.py apply_updates")

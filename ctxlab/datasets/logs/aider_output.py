@@ -18,6 +18,8 @@ TOKENS = re.compile(rf"^Tokens: (?P<sent>{NUMBER}) sent(?:, (?P<write>{NUMBER}) 
                      rf"(?:, (?P<hit>{NUMBER}) cache hit)?, (?P<received>{NUMBER}) received\.")
 COST = re.compile(r"Cost: \$(?P<message>[\d.]+) (?:message|request), \$(?P<session>[\d.]+) session")
 CONFIRM = re.compile(r"^(?P<question>.*\?) \(Y\)es/\(N\)o.*\]: ?(?P<answer>\S*)$")
+ANSWER = re.compile(r"^(?P<question>.*\?)(?: \(Y\)es/\(N\)o.*\]:)? ?(?P<answer>[a-z']*)$", re.IGNORECASE)  # also <0.4x
+ADD_FILES = ("Add file to the chat?", "Add these files to the chat?")  # one file a question; older Aider: all
 MODEL = re.compile(r"^(?:Main model|Model): (?P<model>\S+)")
 VERSION = re.compile(r"^Aider v(?P<version>\S+)")
 EDIT_ERROR = "The LLM did not conform to the edit format."  # base_coder.py apply_updates

@@ -24,14 +24,15 @@ not part of ``prompt_tokens``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, entry
-from ctxlab.datasets.logs.gemini_messages import Adder, History
+from ctxlab.datasets.logs.gemini_messages import Adder, parts
 
 NAME = "gemini_cli"
+_CHECKPOINT = "\0checkpoint"
 
 
 def detect(values: list[Any]) -> bool:
@@ -79,6 +80,65 @@ def _metadata(meta: dict[str, Any], update: Mapping[str, Any], history: History,
     if isinstance(messages, list):
         history.checkpoint(messages, where, first=not meta)
     meta.update({k: v for k, v in update.items() if k != "messages"})
+
+
+class History:
+    """Every message the session held, in order, with the checkpoints that rewrote its context."""
+
+    def __init__(self, b: LogBuilder):
+        self.b = b
+        self.items: dict[str, tuple[Mapping[str, Any], str]] = {}
+        self.live: list[str] = []  # ids in the context now
+
+    def put(self, record: Mapping[str, Any], where: str) -> None:
+        """A message write: a new id is appended, a known one replaced where it stands."""
+        if record["id"] not in self.items:
+            self.live.append(record["id"])
+        self.items[record["id"]] = (record, where)
+
+    def rewind(self, target: str, where: str) -> None:
+        """``$rewindTo``: the message and everything after it leave the session (gemini-cli clears
+        the whole history when the id is unknown)."""
+        cut = self.live.index(target) if target in self.live else 0
+        for gone in self.live[cut:]:
+            self.items.pop(gone, None)
+            self.b.skip("message removed by a rewind ($rewindTo)")
+        self.live = self.live[:cut]
+
+    def checkpoint(self, messages: list[Any], where: str, *, first: bool) -> None:
+        """A ``messages`` list: the older whole record, or a rewrite of the context (compression,
+        masking) recorded as a compaction; the history keeps every message."""
+        records = [m for m in messages if isinstance(m, Mapping) and isinstance(m.get("id"), str)]
+        if len(records) < len(messages):
+            self.b.skipped["checkpoint entry without an id"] += len(messages) - len(records)
+        ids = [m["id"] for m in records]
+        if first or not self.live:
+            for record in records:
+                self.put(record, where)
+            return
+        changed = [m for m in records if m["id"] in self.items and self.items[m["id"]][0] != m]
+        written = [m for m in records if m["id"] not in self.items]
+        if ids == self.live and not changed:
+            return
+        kept = [i for i in ids if i in self.items]
+        after = ids.index(kept[-1]) if kept else -1
+        summary = [m for m in written if ids.index(m["id"]) < after]
+        self.items[f"{_CHECKPOINT}{len(self.items)}"] = ({"kept": kept[0] if kept else None, "summary": summary,
+                                                         "masked": len(changed)}, where)
+        for record in records[after + 1:]:
+            self.put(record, where)
+        self.live = ids
+
+    def records(self) -> Iterator[tuple[Mapping[str, Any], str]]:
+        """The history in order (checkpoints as ``{"kept", "summary", "masked"}`` markers)."""
+        yield from self.items.values()
+
+    def answered(self) -> set[str]:
+        """Call ids answered by a user message of ``functionResponse`` parts (newer gemini-cli)."""
+        return {str(p["functionResponse"].get("id")) for record, _ in self.items.values()
+                if record.get("type") == "user" for p in parts(record.get("content"))
+                if isinstance(p.get("functionResponse"), Mapping)}
+
 
 
 FORMAT = LogFormat(NAME, "jsonl", (".jsonl", ".json"), detect, convert)

@@ -1,74 +1,15 @@
-"""Gemini CLI message records: the session's history as written (ids replaced in place, rewinds,
-checkpoints) and each record as chat messages. Sources: see `ctxlab.datasets.logs.gemini_cli`."""
+"""Gemini CLI message records as chat messages (and checkpoints as compactions). Sources: see
+`ctxlab.datasets.logs.gemini_cli`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.common import TokenUsage, as_int, compact_json, epoch, first_str, tool_call
 
-_CHECKPOINT = "\0checkpoint"
 _NOT_SENT = ("info", "error", "warning")  # shown in the terminal, never part of a request
-
-
-class History:
-    """Every message the session held, in order, with the checkpoints that rewrote its context."""
-
-    def __init__(self, b: LogBuilder):
-        self.b = b
-        self.items: dict[str, tuple[Mapping[str, Any], str]] = {}
-        self.live: list[str] = []  # ids in the context now
-
-    def put(self, record: Mapping[str, Any], where: str) -> None:
-        """A message write: a new id is appended, a known one replaced where it stands."""
-        if record["id"] not in self.items:
-            self.live.append(record["id"])
-        self.items[record["id"]] = (record, where)
-
-    def rewind(self, target: str, where: str) -> None:
-        """``$rewindTo``: the message and everything after it leave the session (gemini-cli clears
-        the whole history when the id is unknown)."""
-        cut = self.live.index(target) if target in self.live else 0
-        for gone in self.live[cut:]:
-            self.items.pop(gone, None)
-            self.b.skip("message removed by a rewind ($rewindTo)")
-        self.live = self.live[:cut]
-
-    def checkpoint(self, messages: list[Any], where: str, *, first: bool) -> None:
-        """A ``messages`` list: the older whole record, or a rewrite of the context (compression,
-        masking) recorded as a compaction; the history keeps every message."""
-        records = [m for m in messages if isinstance(m, Mapping) and isinstance(m.get("id"), str)]
-        if len(records) < len(messages):
-            self.b.skipped["checkpoint entry without an id"] += len(messages) - len(records)
-        ids = [m["id"] for m in records]
-        if first or not self.live:
-            for record in records:
-                self.put(record, where)
-            return
-        changed = [m for m in records if m["id"] in self.items and self.items[m["id"]][0] != m]
-        written = [m for m in records if m["id"] not in self.items]
-        if ids == self.live and not changed:
-            return
-        kept = [i for i in ids if i in self.items]
-        after = ids.index(kept[-1]) if kept else -1
-        summary = [m for m in written if ids.index(m["id"]) < after]
-        self.items[f"{_CHECKPOINT}{len(self.items)}"] = ({"kept": kept[0] if kept else None, "summary": summary,
-                                                         "masked": len(changed)}, where)
-        for record in records[after + 1:]:
-            self.put(record, where)
-        self.live = ids
-
-    def records(self) -> Iterator[tuple[Mapping[str, Any], str]]:
-        """The history in order (checkpoints as ``{"kept", "summary", "masked"}`` markers)."""
-        yield from self.items.values()
-
-    def answered(self) -> set[str]:
-        """Call ids answered by a user message of ``functionResponse`` parts (newer gemini-cli)."""
-        return {str(p["functionResponse"].get("id")) for record, _ in self.items.values()
-                if record.get("type") == "user" for p in parts(record.get("content"))
-                if isinstance(p.get("functionResponse"), Mapping)}
 
 
 def parts(content: Any) -> list[Mapping[str, Any]]:
@@ -110,9 +51,13 @@ class Adder:
     def gemini(self, record: Mapping[str, Any], when: float | None) -> None:
         found = parts(record.get("content"))
         calls = [c for c in record.get("toolCalls") or [] if isinstance(c, Mapping) and first_str(c.get("id"))]
+        calls += _part_calls(found, record["id"], {str(c["id"]) for c in calls})
         out = self.b.add("assistant", self.text([p for p in found if not p.get("thought")]), msg_id=record["id"],
                          tool_calls=[tool_call(c["id"], c.get("name"), c.get("args")) for c in calls], timestamp=when)
         self.by_id[record["id"]] = out
+        for part in found:
+            if part.get("thought") and isinstance(part.get("text"), str):
+                self.b.think(out, part["text"])
         tokens = record.get("tokens")
         self.thoughts(out, record.get("thoughts"), as_int(tokens.get("thoughts")) if isinstance(tokens, Mapping) else 0)
         if isinstance(tokens, Mapping):
@@ -144,7 +89,9 @@ class Adder:
                    timestamp=when)
 
     def text(self, found: list[Mapping[str, Any]]) -> str | None:
-        texts = [p["text"] if isinstance(p.get("text"), str) else self.b.placeholder(_kind(p)) for p in found]
+        """The text parts; calls and responses are messages of their own, other parts placeholders."""
+        texts = [p["text"] if isinstance(p.get("text"), str) else self.b.placeholder(_kind(p)) for p in found
+                 if not isinstance(p.get("functionCall"), Mapping)]
         return "\n".join(t for t in texts if t) or None
 
     def checkpoint(self, marker: Mapping[str, Any]) -> None:
@@ -152,6 +99,18 @@ class Adder:
         self.b.compaction(summary or None, None, self.by_id.get(marker["kept"]), masked=marker["masked"])
         self.b.repairs.append("a checkpoint ($set messages) rewrote the context (compression or masked tool "
                               "outputs): recorded in meta.compactions, the history keeps every message as first sent")
+
+
+def _part_calls(found: list[Mapping[str, Any]], message_id: str, known: set[str]) -> list[dict[str, Any]]:
+    """``functionCall`` parts of a model message that its ``toolCalls`` do not hold (messages a
+    checkpoint rewrote keep only their parts); a call without an id gets ``<message id>:<n>``."""
+    out = []
+    for n, part in enumerate(p for p in found if isinstance(p.get("functionCall"), Mapping)):
+        call = part["functionCall"]
+        call_id = first_str(call.get("id")) or f"{message_id}:{n}"
+        if call_id not in known:
+            out.append({"id": call_id, "name": call.get("name"), "args": call.get("args")})
+    return out
 
 
 def _kind(part: Mapping[str, Any]) -> str:

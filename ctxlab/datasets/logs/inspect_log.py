@@ -26,7 +26,8 @@ from typing import Any
 
 from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, entry
 from ctxlab.datasets.logs.inspect_messages import obj
-from ctxlab.datasets.logs.inspect_sample import agrees, sample_record
+from ctxlab.datasets.logs.inspect_sample import sample_record
+from ctxlab.datasets.logs.inspect_usage import agrees
 from ctxlab.datasets.readers import Raw
 
 NAME = "inspect"

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
-from ctxlab.datasets.logs.common import LogError, TokenUsage, as_int, first_str, tool_call
+from ctxlab.datasets.logs.common import LogError, first_str, tool_call
 
 ROLES = ("system", "user", "assistant", "tool")
 _MEDIA = ("image", "audio", "video", "document", "data")
@@ -99,27 +99,6 @@ def _content(b: LogBuilder, content: Any) -> tuple[str | None, list[dict[str, An
         else:
             texts.append(b.part_text(part) or "")
     return "\n".join(t for t in texts if t) or None, thinking
-
-
-def usage(raw: Any) -> TokenUsage | None:
-    """A model call's ``ModelUsage`` split the Anthropic way, or None when it has none.
-
-    Until inspect_ai 0.3.184 (commit bf26615e, "Normalize handling of cached tokens") the OpenAI
-    family's ``input_tokens`` included the cached tokens, Anthropic's and Google's did not; older
-    Google usage left the thoughts out of ``output_tokens`` but not out of ``total_tokens``. The
-    prompt is the reading of ``input_tokens`` that ``total_tokens`` confirms.
-    """
-    if not isinstance(raw, Mapping):
-        return None
-    inp, read, write, output, reasoning, total = (as_int(raw.get(k)) for k in (
-        "input_tokens", "input_tokens_cache_read", "input_tokens_cache_write", "output_tokens", "reasoning_tokens",
-        "total_tokens"))
-    parts = inp + read + write
-    if total == inp + output and inp >= read + write:  # the cached tokens are inside input_tokens
-        return TokenUsage(inp - read - write, read, write, output)
-    if total == parts + output + reasoning:  # older Google: thoughts counted apart from the output
-        output += reasoning
-    return TokenUsage(inp, read, write, output)
 
 
 def tool_definitions(tools: Any) -> list[Mapping[str, Any]]:

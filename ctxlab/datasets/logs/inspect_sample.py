@@ -14,12 +14,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
-from ctxlab.datasets.logs.common import LogSource, as_int, epoch, first_str
+from ctxlab.datasets.logs.common import LogSource, epoch, first_str
 from ctxlab.datasets.logs.inspect_calls import ModelCall, Thread, main_thread, model_calls, threads
-from ctxlab.datasets.logs.inspect_messages import add_message, message_key, obj, tool_definitions, usage
+from ctxlab.datasets.logs.inspect_messages import add_message, message_key, obj, tool_definitions
+from ctxlab.datasets.logs.inspect_usage import usage, usage_check
 
-USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "input_tokens_cache_read",
-              "input_tokens_cache_write", "reasoning_tokens")
 ATTACHMENT, OLD_ATTACHMENT = "attachment://", "tc://"
 
 
@@ -149,34 +148,3 @@ def _meta(b: LogBuilder, sample: Mapping[str, Any], header: Mapping[str, Any], c
         if check["agree"] is False:
             b.repairs.append(f"usage check: the model events' usage {check['model_events']} differs from the "
                              f"sample's model_usage {check['recorded']}")
-
-
-def usage_check(recorded: Any, calls: Sequence[ModelCall]) -> dict[str, Any] | None:
-    """The model events' usage summed per model beside inspect's own totals (``agree`` None when
-    inspect recorded none; the whole check None when neither has any)."""
-    sums = event_usage(c.event for c in calls)
-    totals = recorded if isinstance(recorded, Mapping) and recorded else None
-    if totals is None and not sums:
-        return None
-    return {"recorded": None if totals is None else {m: {k: u.get(k) or 0 for k in USAGE_KEYS if k in u}
-                                                     for m, u in totals.items() if isinstance(u, Mapping)},
-            "model_events": sums, "agree": None if totals is None else agrees(totals, sums)}
-
-
-def event_usage(events: Any) -> dict[str, dict[str, int]]:
-    """``output.usage`` of model events summed per event model."""
-    sums: dict[str, dict[str, int]] = {}
-    for event in events:
-        raw = obj(obj(event, "output"), "usage")
-        if raw:
-            total = sums.setdefault(str(event.get("model")), dict.fromkeys(USAGE_KEYS, 0))
-            for key in USAGE_KEYS:
-                total[key] += as_int(raw.get(key))
-    return sums
-
-
-def agrees(recorded: Mapping[str, Any], sums: Mapping[str, Mapping[str, int]]) -> bool:
-    """Whether every count inspect recorded equals the events' sum (absent counts read as 0)."""
-    models = {m for m, u in recorded.items() if isinstance(u, Mapping)} | set(sums)
-    return all(((recorded.get(m) or {}).get(k) or 0) == (sums.get(m) or {}).get(k, 0)
-               for m in models for k in USAGE_KEYS)

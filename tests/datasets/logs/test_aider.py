@@ -246,3 +246,26 @@ touch dist/dags/index.js
     assert [m.text for m in conv.messages] == ["make the folders", "Run these.", "thanks"]
     assert conv.meta["skipped"]["Aider output line"] == 4  # the three header lines and the command
     assert "repairs" not in conv.meta
+
+
+def test_aider_0_14_questions_without_options(tmp_path):
+    text = """
+# aider chat started at 2023-10-01 23:06:04
+
+> Aider v0.14.1  
+> Add .aider* to .gitignore (recommended)? y  
+> Model: gpt-4  
+
+#### add inventory items  
+
+Please add `Game.java` to the chat.
+
+> Game.java  
+> Add these files to the chat? y  
+
+Great, here is the change.
+"""  # noqa: W291
+    conv, = load(tmp_path, text)
+    assert [m.text for m in conv.messages][2] == ADDED_FILES.format("Game.java")
+    assert conv.meta["skipped"] == {"Aider output line": 3, "Aider question and answer": 2}
+    assert conv.meta["provider_calls"] == [] and "usage_total" in conv.meta

@@ -157,3 +157,16 @@ def test_what_newer_files_hold_context_null_tokens_and_a_torn_last_write(tmp_pat
     assert [m.id for m in conv.messages] == ["0", "u1", "g1"] and conv.meta["provider_calls"] == []
     assert conv.meta["repairs"] == [f"{path}:5: dropped the cut-off last line (malformed JSON: Expecting ':' "
                                     "delimiter (column 25))"]
+
+
+def test_model_messages_written_as_parts(tmp_path):
+    """A checkpoint rewrites turns as Gemini parts: calls as functionCall parts, thoughts as thought parts."""
+    turn = {"id": "g1", "timestamp": "t", "type": "gemini", "content": [
+        {"text": "Plan: read it.", "thought": True},
+        {"functionCall": {"id": "r1", "name": "read_file", "args": {"file_path": "calc.py"}}}]}
+    answer = {"id": "u2", "timestamp": "t", "type": "user", "content": [
+        {"functionResponse": {"id": "r1", "name": "read_file", "response": {"error": "missing"}}}]}
+    conv, = load_conversations(str(write(tmp_path, [HEAD, USER, turn, answer])))
+    assert shape(conv) == [("user", "u1", None), ("assistant", "g1", ("r1",)), ("tool", "r1", "r1")]
+    assert conv.messages[2].text == '{"error":"missing"}' and "omitted" not in conv.meta
+    assert conv.meta["thinking"] == [{"message_id": "g1", "text": "Plan: read it."}]

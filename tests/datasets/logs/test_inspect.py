@@ -208,7 +208,7 @@ def test_failed_and_cached_calls(tmp_path):
     ({"input_tokens": 10, "output_tokens": 5, "input_tokens_cache_write": 90, "total_tokens": 105}, (10, 0, 90, 5)),
 ])
 def test_usage_is_the_reading_total_tokens_confirms(raw, split):
-    from ctxlab.datasets.logs.inspect_messages import usage as read_usage
+    from ctxlab.datasets.logs.inspect_usage import usage as read_usage
 
     assert tuple(read_usage(raw)) == split
 
