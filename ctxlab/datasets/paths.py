@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from ctxlab.datasets.logs import files as logs
 from ctxlab.datasets.logs.common import LogFormat
+from ctxlab.datasets.logs.other_files import READERS as OTHER_LOG_READERS
 from ctxlab.datasets.readers import Raw, folder_files, read_parquet
 from ctxlab.errors import CtxlabError
 
@@ -43,7 +44,7 @@ def plan_path(path: Path, display: str, fmt: LogFormat | None = None) -> PathPla
     units = logs.folder_units(path, fmt, files)
     if not units:
         what = (f"{fmt.name} logs ({', '.join(fmt.suffixes)})" if fmt
-                else ".jsonl, .json or .parquet files (or .traj logs)")
+                else ".jsonl, .json or .parquet files (or .traj, .eval, .md or .responses logs)")
         raise CtxlabError(f"{display}: no {what} in this folder")
     return PathPlan(files, units)
 
@@ -63,7 +64,8 @@ def read_path(path: Path, display: str, fmt: LogFormat | None = None) -> Iterato
     return read_plan(plan_path(path, display, fmt), path, display, fmt)
 
 
-_LOG_READERS = {".jsonl": logs.read_jsonl_log, ".json": logs.read_json_log, ".traj": logs.read_json_log}
+_LOG_READERS = {".jsonl": logs.read_jsonl_log, ".json": logs.read_json_log, ".traj": logs.read_json_log,
+                **OTHER_LOG_READERS}
 
 
 def _check_file(path: Path, display: str, fmt: LogFormat | None) -> None:
@@ -71,8 +73,8 @@ def _check_file(path: Path, display: str, fmt: LogFormat | None) -> None:
     if fmt is not None and suffix not in fmt.suffixes:
         raise CtxlabError(f"{display}: {fmt.name} logs are {' or '.join(fmt.suffixes)} files, not {suffix!r}")
     if suffix != ".parquet" and suffix not in _LOG_READERS:
-        raise CtxlabError(f"{display}: unsupported file type {path.suffix!r} "
-                          "(expected .jsonl, .json, .traj, .parquet or a folder of them)")
+        raise CtxlabError(f"{display}: unsupported file type {path.suffix!r} (expected .jsonl, .json, .parquet, "
+                          "an agent log (.traj, .eval, .md Aider history, .responses) or a folder of them)")
 
 
 def _read_file(path: Path, display: str, fmt: LogFormat | None) -> Iterator[Raw]:

@@ -17,7 +17,9 @@ from typing import Any, NamedTuple
 from ctxlab.datasets.jsonstream import iter_json_records
 from ctxlab.errors import CtxlabError
 
-SUFFIXES = (".jsonl", ".json", ".parquet", ".traj")
+SUFFIXES = (".jsonl", ".json", ".parquet", ".traj", ".eval", ".responses", ".md")
+AIDER_HISTORY = ".aider.chat.history.md"  # Aider's default history file: hidden, but a log
+_MARKDOWN_HEAD = 16384  # a markdown file is read only when its start says it is a log (an Aider history)
 # Columns that hold nested data; in Parquet they are either nested types or JSON strings.
 NESTED_COLUMNS = ("messages", "conversations", "conversation", "tools", "meta")
 _BATCH_ROWS = 512
@@ -41,11 +43,23 @@ class Raw(NamedTuple):
 
 
 def folder_files(folder: Path) -> list[Path]:
-    """The supported files under `folder`, sorted by relative path; hidden files and folders skipped."""
+    """The supported files under `folder`, sorted by relative path; hidden files and folders skipped
+    (but for Aider's own history name, ``.aider.chat.history.md``), markdown files that are not a log
+    too."""
     files = [p for p in folder.rglob("*")
              if p.is_file() and p.suffix.lower() in SUFFIXES
-             and not any(part.startswith(".") for part in p.relative_to(folder).parts)]
+             and not any(part.startswith(".") for part in p.relative_to(folder).parts[:-1])
+             and (not p.name.startswith(".") or p.name == AIDER_HISTORY)
+             and (p.suffix.lower() != ".md" or markdown_log(p))]
     return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
+
+
+def markdown_log(path: Path) -> bool:
+    """Whether a markdown file is an agent log: an Aider chat history, by its first lines."""
+    from ctxlab.datasets.logs.aider import is_history  # deferred: the log importers read files with this module
+
+    with path.open("rb") as f:
+        return is_history(f.read(_MARKDOWN_HEAD).decode("utf-8", errors="replace"))
 
 
 def read_jsonl(path: Path, display: str) -> Iterator[Raw]:

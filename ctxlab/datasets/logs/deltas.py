@@ -11,7 +11,9 @@ two prompts are not one the prefix of the other; every such pair is kept with th
 (`Span.skipped`): another model, a compaction between the calls (it rewrote the prompt from its
 ``at``), an empty or shrinking span, calls that overlap (the later one started before the earlier
 one's reply), a call whose own prompt was not an extension of its predecessor's (the pair before it
-shrank), or thinking the prompt may carry but the log cannot size.
+shrank), thinking the prompt may carry but the log cannot size, or a call whose record says its
+counts measure no messages (``no_delta``: the reason, e.g. Aider's printed estimates of prompts
+that also hold files the log does not show).
 
 Thinking. Anthropic strips the thinking of finished turns from later prompts, but sends back the
 thinking of the turn in progress inside a tool-use loop (docs: build-with-claude/context-windows);
@@ -49,6 +51,7 @@ class Call(NamedTuple):
     index: int | None  # type: ignore[assignment]  # a field named index shadows tuple.index, on purpose
     model: str
     prompt_tokens: int | None
+    no_delta: str | None = None  # why the log's own counts measure no messages (a call's ``no_delta``)
 
 
 class Span(NamedTuple):
@@ -197,6 +200,8 @@ def _thinking(messages: Sequence[Message], start: int, end: int, model: str,
 
 def _problem(a: Call, b: Call, n: int) -> str | None:
     """What makes a pair unusable before looking at its messages (None if nothing)."""
+    if a.no_delta or b.no_delta:
+        return a.no_delta or b.no_delta
     if a.index is None or b.index is None or a.prompt_tokens is None or b.prompt_tokens is None:
         return "a call without a usable index or prompt_tokens"
     if a.model != b.model:
@@ -221,7 +226,9 @@ def _turn_start(messages: Sequence[Message], index: int) -> int:
 
 
 def _call(record: Mapping[str, Any]) -> Call:
-    return Call(_int(record.get("index")), str(record.get("model") or "unknown"), _int(record.get("prompt_tokens")))
+    no_delta = record.get("no_delta")
+    return Call(_int(record.get("index")), str(record.get("model") or "unknown"), _int(record.get("prompt_tokens")),
+                str(no_delta) if no_delta else None)
 
 
 def _int(value: Any) -> int | None:

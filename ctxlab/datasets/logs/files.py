@@ -28,7 +28,7 @@ def read_jsonl_log(path: Path, display: str, fmt: LogFormat | None = None) -> It
     if fmt is None:
         yield from itertools.chain(head, raws)
     elif fmt.part_of is None or fmt.part_of(path) is None:  # else the parent log's import reads it
-        yield import_log(fmt, itertools.chain(head, raws), path, display, cut_off_ok=True)
+        yield from import_logs(fmt, itertools.chain(head, raws), path, display, cut_off_ok=True)
 
 
 def read_json_log(path: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
@@ -43,7 +43,7 @@ def read_json_log(path: Path, display: str, fmt: LogFormat | None = None) -> Ite
         yield first
         yield from raws
     else:
-        yield import_log(fmt, itertools.chain([first], raws), path, display)
+        yield from import_logs(fmt, itertools.chain([first], raws), path, display)
 
 
 def read_events_folder(folder: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
@@ -73,6 +73,23 @@ def import_log(fmt: LogFormat, raws: Iterable[Raw], path: Path, display: str, *,
     except LogError as exc:
         return Raw(exc.where, path.stem, error=exc.reason)
     return Raw(display, path.stem, record)
+
+
+def import_logs(fmt: LogFormat, raws: Iterable[Raw], path: Path, display: str, *,
+                cut_off_ok: bool = False) -> Iterator[Raw]:
+    """One log's raw values -> its records: one (`import_log`), or one per conversation of a log
+    that holds several (`LogFormat.convert_all`), each conversation that cannot be read as its
+    located reason."""
+    if fmt.convert_all is None:
+        yield import_log(fmt, raws, path, display, cut_off_ok=cut_off_ok)
+        return
+    source = LogSource(path, display, [])
+    try:
+        for n, item in enumerate(fmt.convert_all(_lines(raws, path, source, cut_off_ok), source), 1):
+            yield (Raw(item.where, f"{path.stem}:{n}", error=item.reason) if isinstance(item, LogError)
+                   else Raw(display, f"{path.stem}:{n}", item))
+    except LogError as exc:
+        yield Raw(exc.where, path.stem, error=exc.reason)
 
 
 def _lines(raws: Iterable[Raw], path: Path, source: LogSource, cut_off_ok: bool) -> Iterator[Line]:

@@ -60,7 +60,8 @@ def test_ordinary_records_and_other_values_are_not_logs(value):
 
 
 def test_format_prefixes():
-    assert list_formats() == ["claude_code", "codex", "openhands", "pi", "swe_agent"]
+    assert list_formats() == ["aider", "claude_code", "codex", "gemini_cli", "gemini_responses", "inspect", "openhands",
+                              "pi", "swe_agent"]
     assert split_format("codex:~/x") == (FORMATS.get("codex"), "~/x")
     assert split_format("sample:chats") == (None, "sample:chats")
     assert split_format("codex:") == (None, "codex:")
