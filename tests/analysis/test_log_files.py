@@ -49,6 +49,8 @@ def test_a_refused_file_does_not_stop_the_others_and_limit_counts_sessions(tmp_p
 
 def test_a_missing_path_or_an_unread_type_is_a_row_with_its_reason(tmp_path):
     (tmp_path / "notes.md").write_text("# notes\n")
-    [missing, notes] = check_files([str(tmp_path / "nope.jsonl"), str(tmp_path / "notes.md")])
-    assert missing.reason().startswith("no such file or folder") and notes.reason().startswith("unsupported file type")
+    (tmp_path / "notes.txt").write_text("notes\n")
+    [missing, notes, text] = check_files([str(tmp_path / n) for n in ("nope.jsonl", "notes.md", "notes.txt")])
+    assert missing.reason().startswith("no such file or folder")
+    assert notes.reason().startswith("not an Aider chat history") and text.reason().startswith("unsupported file type")
     assert FileCheck("x", ()).reason() == "no conversations"
