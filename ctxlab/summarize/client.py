@@ -114,7 +114,9 @@ def complete(messages: Sequence[Mapping[str, Any]], *, endpoint: Endpoint, promp
                           hit.get("latency_ms"), ep.model, True, None, key, calls)
     litellm = litellm_module()  # imported before the clock starts: the import takes seconds
     started = time.perf_counter()
-    call_params = {**params, "tools": offered} if offered else params
+    # litellm 1.106.2 imports its MCP gateway (and the optional `mcp` package, not installed)
+    # whenever tools are passed; plain function tools never need it, so it is skipped.
+    call_params = {**params, "tools": offered, "_skip_mcp_handler": True} if offered else params
     response, error = _call_with_retry(litellm, sent, ep, call_params, retry)
     latency = (time.perf_counter() - started) * 1000
     record: dict[str, Any] = {"model": ep.model, "prompt_name": prompt_name, "params": recorded,
