@@ -30,7 +30,8 @@ def agree(
         show_default=False)] = None,
     calls: Annotated[int, typer.Option(help="Agent tool calls sampled per session.", min=1)] = 5,
     seed: Annotated[int, typer.Option(help="Seed of the sampling of calls.")] = 0,
-    baseline: Annotated[bool, typer.Option(help="Also ask with the full history (noop), the ceiling (--no-baseline: do not).")] = True,
+    baseline: Annotated[bool, typer.Option(
+        help="Also ask with the full history (noop), the ceiling (--no-baseline: do not).")] = True,
     reference: Annotated[str, typer.Option(help="Real tokenizer that counts what is sent.")] = DEFAULT_COUNTER,
     jobs: Annotated[int, typer.Option(help="Model calls in flight at once.", min=1)] = 4,
     db: Db = None,
