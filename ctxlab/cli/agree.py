@@ -59,10 +59,15 @@ def agree(
 
 
 def _run(config: Any, run: Any) -> Any:
+    """The run with a progress bar; Ctrl-C ends it cleanly (the same command finishes it)."""
     from ctxlab.replay import RichProgress
+    from ctxlab.replay.agreement import AgreeInterrupted
 
-    with RichProgress(total=config.limit * len(config.sources) if config.limit else None) as progress:
-        return run(config, progress)
+    try:
+        with RichProgress(total=config.limit * len(config.sources) if config.limit else None) as progress:
+            return run(config, progress)
+    except AgreeInterrupted as exc:
+        raise fail(str(exc), code=130) from None
 
 
 def _show(summary: Any, window: int, reference: str) -> None:

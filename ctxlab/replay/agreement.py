@@ -37,6 +37,10 @@ NO_MODEL = ("ctxlab agree needs a model: pass --model or set CTXLAB_AGREEMENT_MO
             "(ctxlab recommend) need none")
 
 
+class AgreeInterrupted(CtxlabError):
+    """Ctrl-C: the rows of the calls answered so far are stored; the same command finishes the run."""
+
+
 class NoModelError(CtxlabError):
     """No model is configured for next-action agreement."""
 
@@ -138,8 +142,8 @@ def agree(config: AgreeConfig, progress: Progress | None = None) -> AgreeSummary
         db = _save(config, run_id, name, stored, since, status, time.perf_counter() - started, table, notes, cache)
     summary = AgreeSummary(run_id, name, db, status, *_totals(table), time.perf_counter() - started, tuple(notes))
     if status == "interrupted":
-        raise CtxlabError(f"interrupted: run {run_id} stored {summary.rows} row(s); run the same command again "
-                          "to finish it (answered calls come from the cache)")
+        raise AgreeInterrupted(f"interrupted: run {run_id} stored {summary.rows} row(s); run the same command "
+                               "again to finish it (answered calls come from the cache)")
     return summary
 
 

@@ -192,3 +192,25 @@ def test_what_a_policy_sends_at_a_call_is_what_the_per_turn_replay_measures(tmp_
     assert len(rows) == 6
     for r in rows.itertuples():
         assert r.tokens_sent == sent[(r.label, r.call)]
+
+
+def test_ctrl_c_keeps_the_sessions_answered_so_far(tmp_path, monkeypatch):
+    from ctxlab.replay import agreement
+    from ctxlab.replay.agreement import AgreeInterrupted
+
+    real = agreement.session_probes
+
+    def interrupted_at_the_second_session(conv, *args, **kwargs):
+        if conv.id == "s2":
+            raise KeyboardInterrupt
+        return real(conv, *args, **kwargs)
+
+    monkeypatch.setattr(agreement, "session_probes", interrupted_at_the_second_session)
+    with FakeOpenAI(message_fn=oracle) as server:
+        config = configure(server, monkeypatch, tmp_path, records=[session("s1"), session("s2")])
+        with pytest.raises(AgreeInterrupted, match="run the same command again"):
+            agree(config)
+    rows = rows_of(config.db)
+    assert set(rows["conversation_id"]) == {"s1"} and len(rows) == 6
+    with store.reading(config.db) as con:
+        assert store.agreement_runs(con).loc[0, "status"] == "interrupted"
