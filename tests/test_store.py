@@ -141,7 +141,7 @@ def test_llm_cache_round_trip_without_secrets(tmp_path):
     assert store.get_llm_call(run_db, "k1")["response"] == "newer"
 
 
-def test_a_version_2_store_gains_the_recorded_compactions_and_cost_tables(tmp_path):
+def test_a_version_2_store_gains_the_recorded_compactions_cost_and_agreement_tables(tmp_path):
     """An older store (migrations 1 and 2 only) is migrated in place, its data kept."""
     from ctxlab.store.schema import MIGRATIONS
 
@@ -154,11 +154,13 @@ def test_a_version_2_store_gains_the_recorded_compactions_and_cost_tables(tmp_pa
     con.execute("INSERT INTO skips VALUES ('r', 'd', 'x:1', 'bad')")
     con.close()
     with store.reading(db) as con:  # a reader (dashboard, `ctxlab runs`) migrates it first
-        assert store.current_version(con) == 4
+        assert store.current_version(con) == store.LATEST
     with store.writing(db) as con:
-        assert store.current_version(con) == 4 == store.LATEST
+        assert store.current_version(con) == store.LATEST
         assert {"cut_index", "strategy", "fact_recall", "summary", "error"} <= columns(con, "recorded_compactions")
         assert {"price_model", "cache_read_tokens", "cache_write_tokens", "cost_usd"} <= columns(con, "result_costs")
+        assert {"call", "name_match", "arg_overlap", "text_answer", "cost_usd"} <= columns(con, "agreement_rows")
+        assert {"run_id", "config", "sessions", "calls"} <= columns(con, "agreement_runs")
         assert store.unit_costs(con, "r").empty and store.session_costs(con, "r").empty
         assert con.execute("SELECT count(*) FROM skips").fetchall()[0][0] == 1
         assert store.recorded_compactions(con, "r").empty
@@ -174,3 +176,25 @@ def test_a_deleted_and_recreated_store_is_migrated_again(tmp_path):
             con.execute("INSERT INTO skips VALUES ('r', 'd', 'x:1', 'bad')")
         for path in (db, db.with_suffix(".duckdb.wal")):
             path.unlink(missing_ok=True)
+
+
+def test_an_agreement_run_is_stored_whole_and_replaced_by_a_rerun():
+    from ctxlab.store.schema import AGREEMENT_ROWS
+
+    con = store.connect(":memory:")
+    with pytest.raises(CtxlabError, match="no agreement runs yet"):
+        store.agreement_rows(con)
+    schema = arrow_schema(AGREEMENT_ROWS)
+    rows = [{"run_id": "a1", "dataset": "d", "seq": s, "conversation_id": f"c{s}", "call": 2, "label": "noop",
+             "name_match": True, "error": None if s else "boom"} for s in range(3)]
+    table = pa.Table.from_pylist(rows, schema=schema)
+    for _ in range(2):  # the same run again replaces its rows
+        assert store.save_agreement_run(con, "a1", name="agree-8000", config={"model": "m", "window": 8000},
+                                        versions={}, started_at="2026-01-01", status="finished", wall_s=1.0,
+                                        rows=table) == 3
+    assert len(store.agreement_rows(con, "agree-8000")) == 3
+    run = store.agreement_runs(con).iloc[0]
+    assert (run.sessions, run.calls, run.errors, run.model, run.window) == (3, 3, 1, "m", "8000")
+    assert store.runs(con).empty
+    with pytest.raises(CtxlabError, match="no agreement run 'nope'.*agreement runs: agree-8000"):
+        store.agreement_rows(con, "nope")

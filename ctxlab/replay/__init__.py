@@ -19,15 +19,20 @@ _EXPORTS = {
     "ReplayConfig": "ctxlab.replay.config", "NullProgress": "ctxlab.replay.progress",
     "Progress": "ctxlab.replay.progress", "RichProgress": "ctxlab.replay.progress",
     "ReplayInterrupted": "ctxlab.replay.run", "RunSummary": "ctxlab.replay.run", "replay": "ctxlab.replay.run",
+    "AgreeConfig": "ctxlab.replay.agreement", "AgreeSummary": "ctxlab.replay.agreement",
+    "agree": "ctxlab.replay.agreement",
+    "sample_calls": "ctxlab.replay.agreement_probes",
 }
-__all__ = ["DEFAULT_BUDGETS", "DEFAULT_ESTIMATORS", "NullProgress", "Progress", "ReplayConfig", "ReplayInterrupted",
-           "RichProgress", "RunSummary", "replay"]
+__all__ = ["DEFAULT_BUDGETS", "DEFAULT_ESTIMATORS", "AgreeConfig", "AgreeSummary", "NullProgress", "Progress",
+           "ReplayConfig", "ReplayInterrupted", "RichProgress", "RunSummary", "agree", "replay", "sample_calls"]
 
 
 __getattr__ = lazy_exports("ctxlab.replay", _EXPORTS, globals())
 
 
 if TYPE_CHECKING:
+    from ctxlab.replay.agreement import AgreeConfig, AgreeSummary, agree
+    from ctxlab.replay.agreement_probes import sample_calls
     from ctxlab.replay.config import DEFAULT_BUDGETS, DEFAULT_ESTIMATORS, ReplayConfig
     from ctxlab.replay.progress import NullProgress, Progress, RichProgress
     from ctxlab.replay.run import ReplayInterrupted, RunSummary, replay

@@ -18,15 +18,16 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
-from ctxlab.messages import Conversation, Message
+from ctxlab.messages import Conversation
 from ctxlab.metrics.compactions import recorded_compaction_rows
 from ctxlab.metrics.estimator import conversation_rows, message_rows
 from ctxlab.metrics.facts import fact_recall
 from ctxlab.metrics.provider import provider_rows
 from ctxlab.metrics.summary import summary_metrics
-from ctxlab.replay.plan import WorkSpec, turn_indices
+from ctxlab.replay.plan import WorkSpec
 from ctxlab.replay.pricing import Chain, Pricer, recorded_outputs
 from ctxlab.replay.rows import ConversationCounts, Quality, Rows, Unit, unit_rows
+from ctxlab.replay.steps import replay_steps
 from ctxlab.strategies import STRATEGIES, BaseStrategy, StrategySpec
 from ctxlab.tokens import TokenCounter, get_counter
 
@@ -98,37 +99,18 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
         counter = state.counters[entry.counter]
         for budget in spec.budgets:
             for mode in spec.modes:
-                steps = [(None, -1)] if mode == "final" else [(t, t) for t in turn_indices(conv)]
-                live: tuple[Message, ...] = ()
-                consumed = 0
                 # Per-turn calls form a session: each is priced against the one before it.
                 chain = Chain(state.pricer, outputs) if state.pricer and mode == "per-turn" else None
-                for upto, turn in steps:
-                    end = len(conv.messages) if upto is None else upto
-                    # Per-turn: the agent sends what it sent last time plus what happened since.
-                    context = (*live, *conv.messages[consumed:end])
-                    result, error, latency = _compress(strategy, context, budget, counter, conv.tools)
-                    unit = Unit(spec.run_id, dataset, seq, n_units, entry, budget, mode, turn, upto)
-                    unit_rows(rows, unit, conv, counts, state.references, context, result, error, latency,
-                              state.quality, summary_cache)
-                    if chain is not None and upto is not None:
-                        for cost in chain.price(n_units, conv, upto, result):
+                for step in replay_steps(strategy, conv, budget, counter, mode):
+                    unit = Unit(spec.run_id, dataset, seq, n_units, entry, budget, mode, step.turn, step.upto)
+                    unit_rows(rows, unit, conv, counts, state.references, step.context, step.result, step.error,
+                              step.latency_ms, state.quality, summary_cache)
+                    if chain is not None and step.upto is not None:
+                        for cost in chain.price(n_units, conv, step.upto, step.result):
                             rows.add_typed(unit.key(), cost)
                     n_units += 1
-                    # After a failure the agent starts over from its full history.
-                    live, consumed = (result.messages, end) if result is not None else ((), 0)
     rows.add("done", {"run_id": spec.run_id, "dataset": dataset, "seq": seq, "units": n_units})
     return n_units
-
-
-def _compress(strategy: BaseStrategy, context: Sequence[Message], budget: int, counter: TokenCounter,
-              tools: Sequence[Any]) -> tuple[Any, str | None, float]:
-    started = time.perf_counter()
-    try:
-        result = strategy.compress(context, budget, counter=counter, tools=tools)
-    except Exception as exc:  # one strategy failing on one conversation is a row, not a crash
-        return None, f"{type(exc).__name__}: {exc}", (time.perf_counter() - started) * 1000
-    return result, None, result.elapsed * 1000
 
 
 def _conversation_rows(spec: WorkSpec, state: _State, rows: Rows, dataset: str, seq: int,

@@ -10,6 +10,7 @@ docs/store.md); the tables behind them may change between migrations.
 
 from __future__ import annotations
 
+from ctxlab.store.agreement import agreement_rows, agreement_runs, save_agreement_run
 from ctxlab.store.connect import (
     DEFAULT_DB,
     connect,
@@ -46,10 +47,11 @@ from ctxlab.store.write import (
 )
 
 __all__ = [
-    "DEFAULT_DB", "LATEST", "LLMCache", "MIGRATIONS", "ROW_TABLES", "arrow_schema", "compare_runs", "connect",
+    "DEFAULT_DB", "LATEST", "LLMCache", "MIGRATIONS", "ROW_TABLES", "agreement_rows", "agreement_runs",
+    "arrow_schema", "compare_runs", "connect",
     "conversation", "conversations", "copy_llm_calls", "current_version", "default_db", "default_llm_cache",
     "done_keys", "estimator_summary", "finish_run", "get_llm_call", "insert_arrow", "is_lock_error",
     "migrate", "open_llm_cache", "put_llm_call", "reading", "recorded_compactions", "resolve_run", "results",
-    "runs", "session_costs", "skips", "start_run", "strategy_summary", "summaries", "transaction", "unit_costs",
+    "runs", "save_agreement_run", "session_costs", "skips", "start_run", "strategy_summary", "summaries", "transaction", "unit_costs",
     "write_batch", "writing",
 ]

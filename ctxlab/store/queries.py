@@ -29,18 +29,23 @@ def runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         FROM runs ORDER BY started_at DESC""").df()
 
 
-def resolve_run(con: duckdb.DuckDBPyConnection, run: str | None) -> str:
-    """A run id from an id, an id prefix or a run name (newest match); the newest run for None."""
+RUN_TABLES = {"runs": "run", "agreement_runs": "agreement run"}
+
+
+def resolve_run(con: duckdb.DuckDBPyConnection, run: str | None, *, table: str = "runs") -> str:
+    """A run id from an id, an id prefix or a run name (newest match); the newest run for None.
+    `table` is ``runs`` (replays) or ``agreement_runs`` (`ctxlab agree`)."""
+    what = RUN_TABLES[table]
     if run is None:
-        row = first_row(con.execute("SELECT run_id FROM runs ORDER BY started_at DESC LIMIT 1"))
+        row = first_row(con.execute(f"SELECT run_id FROM {table} ORDER BY started_at DESC LIMIT 1"))
     else:
         row = first_row(con.execute(
-            "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? || '%' OR name = ? "
+            f"SELECT run_id FROM {table} WHERE run_id = ? OR run_id LIKE ? || '%' OR name = ? "
             "ORDER BY (run_id = ?) DESC, started_at DESC LIMIT 1", [run, run, run, run]))
     if row is None:
-        known = [r[0] for r in con.execute("SELECT coalesce(name, run_id) FROM runs").fetchall()]
-        raise CtxlabError(f"no run {run!r} in this database" if run else "this database has no runs yet"
-                          + (f"; runs: {', '.join(known)}" if known else ""))
+        known = [r[0] for r in con.execute(f"SELECT coalesce(name, run_id) FROM {table}").fetchall()]
+        missing = f"no {what} {run!r} in this database" if run else f"this database has no {what}s yet"
+        raise CtxlabError(missing + (f"; {what}s: {', '.join(known)}" if known else ""))
     return row[0]
 
 

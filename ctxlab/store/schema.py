@@ -76,6 +76,21 @@ RESULT_COSTS: Columns = (
     ("cache_read_tokens", "INTEGER"), ("cache_write_tokens", "INTEGER"), ("output_tokens", "INTEGER"),
     ("summarizer_cost_usd", "DOUBLE"), ("cost_usd", "DOUBLE"),
 )
+AGREEMENT_ROWS: Columns = (
+    ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("conversation_id", "VARCHAR"),
+    ("call", "INTEGER"), ("strategy", "VARCHAR"), ("label", "VARCHAR"), ("params", "JSON"), ("counter", "VARCHAR"),
+    ("budget", "INTEGER"), ("model", "VARCHAR"), ("tokens_sent", "INTEGER"), ("fits", "BOOLEAN"),
+    ("recorded_calls", "JSON"), ("recorded_name", "VARCHAR"), ("proposed_name", "VARCHAR"),
+    ("proposed_arguments", "VARCHAR"), ("proposed_calls", "INTEGER"), ("proposed_text", "VARCHAR"),
+    ("text_answer", "BOOLEAN"), ("name_match", "BOOLEAN"), ("arg_exact", "DOUBLE"), ("arg_overlap", "DOUBLE"),
+    ("arg_tokens", "DOUBLE"), ("input_tokens", "INTEGER"), ("output_tokens", "INTEGER"), ("cost_usd", "DOUBLE"),
+    ("latency_ms", "DOUBLE"), ("cached", "BOOLEAN"), ("error", "VARCHAR"),
+)
+AGREEMENT_RUNS: Columns = (
+    ("run_id", "VARCHAR"), ("name", "VARCHAR"), ("config", "JSON"), ("versions", "JSON"), ("notes", "JSON"),
+    ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("status", "VARCHAR"), ("sessions", "BIGINT"),
+    ("calls", "BIGINT"), ("errors", "BIGINT"), ("wall_s", "DOUBLE"),
+)
 SKIPS: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("where", "VARCHAR"), ("reason", "VARCHAR"))
 DONE: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("units", "INTEGER"))
 LLM_CALLS: Columns = (
@@ -152,18 +167,51 @@ class ResultCostRow(NamedTuple):
     cost_usd: float
 
 
+class AgreementRow(NamedTuple):
+    """One sampled agent call, one policy: what the model proposed from what the policy sent, scored
+    against the recorded call (`ctxlab.metrics.agreement`); scores are None when `error` is set."""
+
+    conversation_id: str
+    call: int
+    strategy: str
+    label: str
+    params: str
+    counter: str
+    budget: int
+    model: str
+    tokens_sent: int | None = None
+    fits: bool | None = None
+    recorded_calls: str | None = None
+    recorded_name: str | None = None
+    proposed_name: str | None = None
+    proposed_arguments: str | None = None
+    proposed_calls: int | None = None
+    proposed_text: str | None = None
+    text_answer: bool | None = None
+    name_match: bool | None = None
+    arg_exact: float | None = None
+    arg_overlap: float | None = None
+    arg_tokens: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    cached: bool | None = None
+    error: str | None = None
+
+
 # Which table each typed metric row goes to; its fields are that table's columns after `RUN_KEY`.
 ROW_TYPES: dict[type[Any], str] = {EstimatorRow: "estimator_rows",
                                    EstimatorConversationRow: "estimator_conversations",
                                    RecordedCompactionRow: "recorded_compactions",
-                                   ResultCostRow: "result_costs"}
+                                   ResultCostRow: "result_costs", AgreementRow: "agreement_rows"}
 
 # The tables replay workers fill; the order is the order a batch is written in.
 ROW_TABLES: dict[str, Columns] = {
     "conversations": CONVERSATIONS, "result_rows": RESULT_ROWS, "result_refs": RESULT_REFS,
     "estimator_rows": ESTIMATOR_ROWS, "estimator_conversations": ESTIMATOR_CONVERSATIONS,
     "summaries": SUMMARIES, "recorded_compactions": RECORDED_COMPACTIONS, "result_costs": RESULT_COSTS,
-    "done": DONE,
+    "agreement_rows": AGREEMENT_ROWS, "done": DONE,
 }
 
 
@@ -260,11 +308,19 @@ def _v4_costs(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(UNIT_COSTS_VIEW)
 
 
+def _v5_agreement(con: duckdb.DuckDBPyConnection) -> None:
+    """Next-action agreement (`ctxlab agree`, issue 20): its runs, kept apart from replay runs so
+    that "the newest run" still means a replay, and one row per run x policy x session x call."""
+    con.execute(create_table("agreement_runs", AGREEMENT_RUNS, "PRIMARY KEY (run_id)"))
+    con.execute(create_table("agreement_rows", AGREEMENT_ROWS))
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (1, "tables", _v1_tables),
     (2, "views", _v2_views),
     (3, "recorded compactions", _v3_recorded_compactions),
     (4, "costs", _v4_costs),
+    (5, "next-action agreement", _v5_agreement),
 )
 LATEST = MIGRATIONS[-1][0]
 

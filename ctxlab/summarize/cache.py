@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -49,7 +50,14 @@ class MemoryCache:
 
 class DuckDBCache:
     """The shared DuckDB cache file (default: env ``CTXLAB_LLM_CACHE``, else
-    ``~/.cache/ctxlab/llm_calls.duckdb``), created on first use."""
+    ``~/.cache/ctxlab/llm_calls.duckdb``), created on first use.
+
+    Safe to share between threads: DuckDB refuses a second attach of a file that a thread of the
+    same process is opening, so lookups and writes in one process take turns (milliseconds, while
+    the model calls themselves run in parallel).
+    """
+
+    _lock = threading.Lock()  # one per process: the conflict is per file, whatever the instance
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else None
@@ -66,12 +74,14 @@ class DuckDBCache:
     def get(self, key: str) -> dict[str, Any] | None:
         from ctxlab.store import get_llm_call
 
-        return get_llm_call(self._cache(), key)
+        with self._lock:
+            return get_llm_call(self._cache(), key)
 
     def put(self, key: str, record: Mapping[str, Any]) -> None:
         from ctxlab.store import put_llm_call
 
-        put_llm_call(self._cache(), {**record, "key": key})
+        with self._lock:
+            put_llm_call(self._cache(), {**record, "key": key})
 
     def __repr__(self) -> str:
         return f"DuckDBCache({str(self.path) if self.path else 'default'!r})"

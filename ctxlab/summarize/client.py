@@ -4,10 +4,16 @@ litellm is imported lazily, with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (else it 
 map over the network) and ``HF_HUB_OFFLINE=1``. Rate limits (429), timeouts and server errors
 (5xx) are retried with exponential backoff and jitter; other 4xx are not. A final failure comes
 back as `CallResult.error`, never as an exception.
+
+A call may offer the model tools (next-action agreement, `ctxlab.metrics.agreement`): the tool
+definitions are then part of the input hash, and the cached ``response`` holds the assistant
+message as JSON (``{"content", "tool_calls": [{"id", "name", "arguments"}]}``), decoded back into
+`CallResult.text` and `CallResult.tool_calls` on a hit.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -17,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
+from ctxlab.messages import ToolCall
 from ctxlab.summarize.cache import CallCache, call_key, input_hash
 
 _RETRY_STATUS = {408, 409, 425, 429}
@@ -56,7 +63,8 @@ class Endpoint:
 
 
 class CallResult(NamedTuple):
-    """A completion's text and usage; `error` is set (and `text` empty) when it failed."""
+    """A completion's text and usage; `error` is set (and `text` empty) when it failed; the tool
+    calls the model made when it was offered tools."""
 
     text: str
     input_tokens: int | None
@@ -67,6 +75,7 @@ class CallResult(NamedTuple):
     cached: bool
     error: str | None
     key: str | None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 def configured(endpoint: Endpoint | None = None) -> bool:
@@ -74,8 +83,9 @@ def configured(endpoint: Endpoint | None = None) -> bool:
     return bool((endpoint or Endpoint()).resolve().model)
 
 
-def complete(messages: Sequence[Mapping[str, str]], *, endpoint: Endpoint, prompt_name: str,
-             prompt_text: str, params: Mapping[str, Any], cache: CallCache, retry: Retry = Retry()) -> CallResult:
+def complete(messages: Sequence[Mapping[str, Any]], *, endpoint: Endpoint, prompt_name: str,
+             prompt_text: str, params: Mapping[str, Any], cache: CallCache, retry: Retry = Retry(),
+             tools: Sequence[Mapping[str, Any]] | None = None) -> CallResult:
     """A cached completion of `messages`.
 
     Args:
@@ -86,34 +96,58 @@ def complete(messages: Sequence[Mapping[str, str]], *, endpoint: Endpoint, promp
         params: completion parameters (temperature, max_tokens); part of the key and the record.
         cache: where records are looked up and stored.
         retry: the backoff policy.
+        tools: tool definitions (OpenAI format) offered to the model; its calls come back in
+            `CallResult.tool_calls`.
     """
     ep = endpoint.resolve()
     if not ep.model:
         return _failed(None, "no LLM model configured (pass model= or set CTXLAB_LLM_MODEL)")
     sent = [dict(m) for m in messages]
+    offered = [dict(t) for t in tools] if tools is not None else None
     recorded = {**params, "api_base": _public_url(ep.api_base)}
-    digest = input_hash(sent)
+    digest = input_hash(sent if offered is None else {"messages": sent, "tools": offered})
     key = call_key(ep.model, prompt_name, prompt_text, recorded, digest)
     hit = _lookup(cache, key)
     if hit is not None:
-        return CallResult(hit.get("response") or "", hit.get("input_tokens"), hit.get("output_tokens"),
-                          hit.get("cost_usd"), hit.get("latency_ms"), ep.model, True, None, key)
+        text, calls = _decode(hit.get("response") or "", offered is not None)
+        return CallResult(text, hit.get("input_tokens"), hit.get("output_tokens"), hit.get("cost_usd"),
+                          hit.get("latency_ms"), ep.model, True, None, key, calls)
     litellm = litellm_module()  # imported before the clock starts: the import takes seconds
     started = time.perf_counter()
-    response, error = _call_with_retry(litellm, sent, ep, params, retry)
+    # litellm 1.106.2 imports its MCP gateway (and the optional `mcp` package, not installed)
+    # whenever tools are passed; plain function tools never need it, so it is skipped.
+    call_params = {**params, "tools": offered, "_skip_mcp_handler": True} if offered else params
+    response, error = _call_with_retry(litellm, sent, ep, call_params, retry)
     latency = (time.perf_counter() - started) * 1000
     record: dict[str, Any] = {"model": ep.model, "prompt_name": prompt_name, "params": recorded,
                               "input_hash": digest, "latency_ms": latency, "error": error}
     if response is not None:
         usage = getattr(response, "usage", None)
-        record.update(response=response.choices[0].message.content or "",
+        record.update(response=_encode(response.choices[0].message, offered is not None),
                       input_tokens=getattr(usage, "prompt_tokens", None),
                       output_tokens=getattr(usage, "completion_tokens", None), cost_usd=_cost(response))
     _store(cache, key, record)
     if error is not None:
         return _failed(ep.model, error, latency, key)
-    return CallResult(record["response"], record["input_tokens"], record["output_tokens"],
-                      record["cost_usd"], latency, ep.model, False, None, key)
+    text, calls = _decode(record["response"], offered is not None)
+    return CallResult(text, record["input_tokens"], record["output_tokens"], record["cost_usd"], latency,
+                      ep.model, False, None, key, calls)
+
+
+def _encode(message: Any, with_tools: bool) -> str:
+    """The stored response: the text, or with tools the message as JSON (text and tool calls)."""
+    if not with_tools:
+        return message.content or ""
+    calls = [{"id": getattr(c, "id", None) or "", "name": c.function.name or "",
+              "arguments": c.function.arguments or ""} for c in (getattr(message, "tool_calls", None) or ())]
+    return json.dumps({"content": message.content or "", "tool_calls": calls}, ensure_ascii=False)
+
+
+def _decode(response: str, with_tools: bool) -> tuple[str, tuple[ToolCall, ...]]:
+    if not with_tools:
+        return response, ()
+    data = json.loads(response)
+    return data.get("content") or "", tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in data["tool_calls"])
 
 
 def litellm_module() -> Any:

@@ -2,7 +2,8 @@
 
 `FakeOpenAI` serves ``POST /v1/chat/completions`` from a thread. Modes:
 
-* ``ok``: a canned reply (`reply`, or `reply_fn(request_json)`) with a usage block;
+* ``ok``: a canned reply (`reply`, or `reply_fn(request_json)`) with a usage block; or, with
+  `message_fn(request_json)`, the whole assistant message it returns (tool calls included);
 * ``flaky``: 429 for the first `failures` requests, then ``ok``;
 * ``error500``: 500 on every request;
 * ``error400``: 400 on every request.
@@ -34,8 +35,10 @@ class FakeOpenAI:
 
     def __init__(self, mode: str = "ok", reply: str = DEFAULT_REPLY, failures: int = 2,
                  reply_fn: Callable[[dict[str, Any]], str] | None = None,
-                 usage: tuple[int, int] = (1200, 150)) -> None:
+                 usage: tuple[int, int] = (1200, 150),
+                 message_fn: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
         self.mode, self.reply, self.failures, self.reply_fn, self.usage = mode, reply, failures, reply_fn, usage
+        self.message_fn = message_fn
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
@@ -82,13 +85,14 @@ class FakeOpenAI:
                 if status != 200:
                     payload = {"error": {"message": f"fake error {status}", "type": "fake", "code": status}}
                 else:
-                    text = fake.reply_fn(body) if fake.reply_fn else fake.reply
+                    message = fake.message_fn(body) if fake.message_fn else {
+                        "role": "assistant", "content": fake.reply_fn(body) if fake.reply_fn else fake.reply}
                     prompt, completion = fake.usage
                     payload = {
                         "id": f"chatcmpl-fake{len(fake.requests)}", "object": "chat.completion",
                         "created": 1700000000, "model": body.get("model", "fake"),
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": text}}],
+                        "choices": [{"index": 0, "message": message,
+                                     "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
                         "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                                   "total_tokens": prompt + completion},
                     }
