@@ -48,7 +48,8 @@ class LogFormat(NamedTuple):
         container: ``jsonl`` (one entry per line) or ``json`` (one document, or an array of events).
         suffixes: the files a forced format reads in a folder.
         detect: whether the first decoded values of a file are this format.
-        convert: the decoded lines of one log -> one conversation record; raises `LogError`.
+        convert: the decoded lines of one log -> its conversation record, or a list of them when
+            the log holds several conversations; raises `LogError`.
         part_of: the log a file belongs to, when it is a view of another log that this log's
             importer reads (Claude Code's compaction agent); such a file is not a conversation.
     """
@@ -57,7 +58,7 @@ class LogFormat(NamedTuple):
     container: str
     suffixes: tuple[str, ...]
     detect: Callable[[list[Any]], bool]
-    convert: Callable[[Iterable[Line], LogSource], dict[str, Any]]
+    convert: Callable[[Iterable[Line], LogSource], dict[str, Any] | list[dict[str, Any]]]
     part_of: Callable[[Path], Path | None] | None = None
 
 

@@ -2,8 +2,12 @@
 
 A file is decoded once: the plain readers yield raw values with their locations, the first few
 decide the format, and a log's values go to its importer while any other file's values go on as
-ordinary records. A bad line makes the whole log one located error (a log is one conversation),
-except a cut-off last line of a JSONL log (a session killed mid-write), which is dropped and noted.
+ordinary records. A log file gives one record per conversation it holds (usually one; a Claude Code
+file may hold several sessions and its subagents' sidechains). A bad line makes the whole log one
+located error, except two kinds a writer leaves behind, each noted in ``meta.repairs``: a line
+holding complete entries written back to back with no newline between them is split into them
+(`ctxlab.datasets.readers.split_values`), and a cut-off last line of a JSONL log (a session killed
+mid-write) is dropped, keeping any complete entries it starts with.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ def read_jsonl_log(path: Path, display: str, fmt: LogFormat | None = None) -> It
     if fmt is None:
         yield from itertools.chain(head, raws)
     elif fmt.part_of is None or fmt.part_of(path) is None:  # else the parent log's import reads it
-        yield import_log(fmt, itertools.chain(head, raws), path, display, cut_off_ok=True)
+        yield from import_log(fmt, itertools.chain(head, raws), path, display, cut_off_ok=True)
 
 
 def read_json_log(path: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
@@ -43,7 +47,7 @@ def read_json_log(path: Path, display: str, fmt: LogFormat | None = None) -> Ite
         yield first
         yield from raws
     else:
-        yield import_log(fmt, itertools.chain([first], raws), path, display)
+        yield from import_log(fmt, itertools.chain([first], raws), path, display)
 
 
 def read_events_folder(folder: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
@@ -59,37 +63,47 @@ def read_events_folder(folder: Path, display: str, fmt: LogFormat | None = None)
     if first is not None and (fmt is openhands or (
             first.error is None and detect([first.record], "json") is openhands)):
         session = folder.parent if folder.name == "events" and not (folder / "events").is_dir() else folder
-        yield import_log(openhands, itertools.chain([first], raws), session, display)
+        yield from import_log(openhands, itertools.chain([first], raws), session, display)
         return
     for file in folder_files(folder):
         yield from read_json_log(file, f"{display}/{file.relative_to(folder).as_posix()}")
 
 
-def import_log(fmt: LogFormat, raws: Iterable[Raw], path: Path, display: str, *, cut_off_ok: bool = False) -> Raw:
-    """One log's raw values -> one `Raw`: the record, or the located reason it cannot be read."""
+def import_log(fmt: LogFormat, raws: Iterable[Raw], path: Path, display: str, *,
+               cut_off_ok: bool = False) -> list[Raw]:
+    """One log's raw values -> one `Raw` per conversation it holds, or the located reason it cannot
+    be read."""
     source = LogSource(path, display, [])
     try:
-        record = fmt.convert(_lines(raws, path, source, cut_off_ok), source)
+        converted = fmt.convert(_lines(raws, path, source, cut_off_ok), source)
     except LogError as exc:
-        return Raw(exc.where, path.stem, error=exc.reason)
-    return Raw(display, path.stem, record)
+        return [Raw(exc.where, path.stem, error=exc.reason)]
+    records = converted if isinstance(converted, list) else [converted]
+    return [Raw(display, path.stem, record) for record in records]
 
 
 def _lines(raws: Iterable[Raw], path: Path, source: LogSource, cut_off_ok: bool) -> Iterator[Line]:
-    """Decoded lines; a bad one raises, unless it is the cut-off end of a JSONL file."""
+    """Decoded lines; a bad one raises, unless it is the cut-off end of a JSONL file. Entries written
+    back to back on one line are split; both keep the line's location."""
     bad: Raw | None = None
     for raw in raws:
         if bad is not None:
             raise LogError(bad.error or "", bad.where)
-        if raw.error is not None:
+        if raw.error is None:
+            yield Line(raw.where, raw.record)
+        elif len(raw.parts) > 1 and not raw.rest:
+            source.notes.append(f"{raw.where}: {len(raw.parts)} entries written back to back with no newline "
+                                "between them; split into separate entries")
+            yield from (Line(raw.where, part) for part in raw.parts)
+        else:
             bad = raw
-            continue
-        yield Line(raw.where, raw.record)
     if bad is None:
         return
     if not (cut_off_ok and not _ends_with_newline(path)):
         raise LogError(bad.error or "", bad.where)
-    source.notes.append(f"{bad.where}: dropped the cut-off last line ({bad.error})")
+    kept = f" after the {len(bad.parts)} complete entries it starts with" if bad.parts else ""
+    source.notes.append(f"{bad.where}: dropped the cut-off last line{kept} ({bad.error})")
+    yield from (Line(bad.where, part) for part in bad.parts)
 
 
 def _ends_with_newline(path: Path) -> bool:
