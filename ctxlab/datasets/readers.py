@@ -82,7 +82,8 @@ def read_jsonl(path: Path, display: str) -> Iterator[Raw]:
 def split_values(text: str) -> tuple[list[Any], str]:
     """The JSON values written back to back at the start of `text` (`json.JSONDecoder.raw_decode`),
     and the rest of the text that does not decode (stripped; "" when the values are all of it)."""
-    decoder, values, position = json.JSONDecoder(), [], 0
+    decoder, position = json.JSONDecoder(), 0
+    values: list[Any] = []
     while True:
         rest = text[position:].lstrip()
         if not rest:

@@ -72,9 +72,17 @@ def test_check_logs_prices_each_session_by_its_own_model_and_skips_logs_without_
         list(check_logs([unnamed]))
 
 
-def test_real_claude_code_session_replayed_as_recorded_predicts_90_percent_of_cache_reads(reallogs):
-    checks = list(check_logs(load_conversations(str(reallogs / "claude_code"))))
-    main = next(c for c in checks if ":" not in c.session)
+@pytest.mark.parametrize("session", ["4d5611e5-241a-462a-8d15-5122611a9569", "fa812bfe-b295-4cca-9c2f-fdf01028cb46"])
+def test_real_claude_code_sessions_replayed_as_recorded_predict_90_percent_of_cache_reads(reallogs, session):
+    """The two Claude Code 2.1.39 sessions (claude-opus-4-6) with their subagents' own logs. The
+    1.0.x files of the folder run on claude-sonnet-4-20250514, which litellm's bundled price map
+    does not price: they are not part of this check."""
+    folder = reallogs / "claude_code"
+    conversations = [*load_conversations(str(folder / f"{session}.jsonl")),
+                     *load_conversations(str(folder / session / "subagents"))]
+    checks = list(check_logs(conversations))
+    assert [c.session for c in checks][0] == session and len(checks) >= 2
+    main = checks[0]
     assert len(main.calls) > 100 and main.cache_read_match_rate >= 0.9
     assert combined(checks).cache_read_match_rate >= 0.9
     assert main.predicted.cost_usd == pytest.approx(main.recorded.cost_usd, rel=0.05)
