@@ -53,6 +53,7 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     reader = _Reader(LogBuilder("codex", source), counted=any(_is_usage(k, p) for _, k, p, _ in items))
     for where, kind, payload, timestamp in items:
         reader.read(where, kind, payload, timestamp)
+    reader.b.meta["entries"] = len(items)
     return reader.b.record(reader.session_id or source.path.stem)
 
 

@@ -69,6 +69,7 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     reader = _Reader(b, entries, legacy=header.get("version") in (None, 1))
     for item in _active_path(entries, b):
         reader.read(item)
+    b.meta["entries"] = len(entries)
     b.repairs.extend(f"{where}: pi's own reader skips this line (it does not parse as one entry), so from a "
                      "compaction or a resume on, the model no longer saw its entries" for where in reader.split)
     return b.record(header["id"])

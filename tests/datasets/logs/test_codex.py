@@ -40,6 +40,7 @@ def test_prompt_tokens_are_input_tokens_because_openai_input_includes_the_cache(
     assert conv.meta["model"] == "gpt-5-codex"
     # the repeated count after call_C's output is not a second call
     assert conv.meta["skipped"]["event_msg:token_count (no new response)"] == 1
+    assert conv.meta["entries"] == len(ROLLOUT.read_text().splitlines())
 
 
 def test_reasoning_summary_is_thinking_metadata_and_encrypted_is_flagged():

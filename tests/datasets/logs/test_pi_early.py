@@ -51,6 +51,7 @@ def test_two_entries_on_one_line_are_split_and_the_repair_recorded(tmp_path):
         f"{path}:5: pi's own reader skips this line (it does not parse as one entry), so from a compaction or a "
         "resume on, the model no longer saw its entries"]
     assert [c["index"] for c in conv.meta["provider_calls"]] == [1, 3, 5]
+    assert conv.meta["entries"] == 7  # on 6 lines: the header and six messages
 
 
 def test_first_kept_entry_index_counts_the_lines_pi_could_read(tmp_path):

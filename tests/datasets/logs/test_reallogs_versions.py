@@ -52,6 +52,7 @@ def test_the_early_pi_session_loads_with_its_joined_line_split(pi):
     assert pi.messages[compaction["index"]].text.startswith("Done. Changes to custom-tools.md")  # entry 355, line 356
     assert compaction["at"] == len(pi.messages)
     assert pi.meta["skipped"] == {"thinking_level_change": 8} and usable_share(pi) >= 0.9
+    assert pi.meta["entries"] == 464
 
 
 def test_two_claude_code_sessions_in_one_file_are_two_conversations(cc):
@@ -89,17 +90,17 @@ def test_todowrite_deltas_are_in_line_with_the_others(cc):
     assert '"todos":[{"content":"\\u6aa2\\u67e5go.mod' in call.arguments  # the same JSON value, escaped
 
 
-def test_a_short_1_0_98_session(real_1af7fc5e=REAL / "claude_code" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"):
+def test_a_short_1_0_98_session():
     """29 lines, 7 message ids, 12 tool_use / 12 tool_result (TodoWrite 3): every pair usable."""
-    [conv] = load_conversations(str(real_1af7fc5e))
+    [conv] = load_conversations(str(REAL / "claude_code" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"))
     assert len(conv.meta["provider_calls"]) == 7 and conv.meta["entries"] == 29
     assert sum(len(m.tool_calls) for m in conv.messages) == 12 == sum(m.role == "tool" for m in conv.messages)
     assert sum(m.id.startswith("todo@") for m in conv.messages) == 3 and usable_share(conv) == 1.0
 
 
-def test_2_1_sessions_link_their_subagents_to_the_task_calls(real=REAL / "claude_code"):
+def test_2_1_sessions_link_their_subagents_to_the_task_calls():
     """Claude Code 2.x names the subagent on the Task's result (toolUseResult.agentId)."""
-    convs = {c.id: c for c in load_conversations(str(real / "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"))}
+    convs = {c.id: c for c in load_conversations(str(REAL / "claude_code" / "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"))}
     links = convs["fa812bfe-b295-4cca-9c2f-fdf01028cb46"].meta["subagents"]
     assert [link["conversation"] for link in links] == ["fa812bfe-b295-4cca-9c2f-fdf01028cb46:a93ccab",
                                                         "fa812bfe-b295-4cca-9c2f-fdf01028cb46:aa84377"]
