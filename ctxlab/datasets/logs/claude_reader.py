@@ -35,6 +35,7 @@ class EntryReader:
         self.attached = {_queued(e) for _, e in entries if _queued(e)}  # queued prompts logged as attachments
         self.queued: list[str] = []  # enqueued, not yet taken
         self.reminders: list[tuple[str, str, Any]] = []  # todo lists to send with the next request
+        self.todo_lists: list[str] = []  # the lines whose todo list was added
 
     def load_compaction_logs(self, source: LogSource) -> list[CompactionLog]:
         logs, notes = compaction_logs(source.path)
@@ -120,13 +121,15 @@ class EntryReader:
         for where, text, timestamp in reminders:
             self.group = None
             self.b.add("user", text, msg_id=f"todo@{where}", timestamp=epoch(timestamp))
-        if reminders:
-            self.b.repairs.append(f"{reminders[0][0]}: added the todo list Claude Code sends after TodoWrite "
-                                  "(a system-reminder in ctxlab's wording, the list from toolUseResult)")
+            self.todo_lists.append(where.rsplit(":", 1)[-1])
 
     def finish(self, unit: Unit) -> None:
         """Add what is owed and the session's cwd and version to meta."""
         self.send_reminders()
+        if self.todo_lists:
+            self.b.repairs.append(f"added the todo list Claude Code sends after each TodoWrite, {len(self.todo_lists)} "
+                                  f"time(s) (a system-reminder in ctxlab's wording, the list from toolUseResult; lines "
+                                  f"{', '.join(self.todo_lists)})")
         if self.blank_blocks:
             self.b.repairs.append(f"dropped {self.blank_blocks} whitespace-only text block(s): not content (the API "
                                   "refuses them, so Claude Code never resends them)")
