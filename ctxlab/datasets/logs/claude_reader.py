@@ -127,7 +127,7 @@ class EntryReader:
         """Add what is owed and the session's cwd and version to meta."""
         self.send_reminders()
         if self.todo_lists:
-            self.b.repairs.append(f"added the todo list Claude Code sends after each TodoWrite, {len(self.todo_lists)} "
+            self.b.repairs.append(f"added the todo list Claude Code <1.0.98 sends after each TodoWrite, {len(self.todo_lists)} "
                                   f"time(s) (a system-reminder in ctxlab's wording, the list from toolUseResult; lines "
                                   f"{', '.join(self.todo_lists)})")
         if self.blank_blocks:
@@ -180,7 +180,7 @@ class EntryReader:
                 call_id = _required(block, "tool_use_id", where)
                 self.b.add("tool", self.b.text(block.get("content")) or "", msg_id=call_id, tool_call_id=call_id,
                            timestamp=epoch(timestamp))
-                reminder = todo_reminder(item.get("toolUseResult"))
+                reminder = todo_reminder(item.get("toolUseResult"), item.get("version"))
                 if reminder:
                     self.reminders.append((where, reminder, timestamp))
             elif _blank(block):

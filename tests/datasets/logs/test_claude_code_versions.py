@@ -37,9 +37,9 @@ def write(path: Path, entries: list[dict]) -> Path:
 
 
 def test_the_todo_list_is_resent_after_the_results_and_arrays_are_counted_escaped(tmp_path):
-    """After TodoWrite the model got the new list again (a system-reminder after all the results of
-    that response), and a list whose items are all completed is cleared; an array parameter counts
-    with its non-ASCII escaped, a string parameter as written."""
+    """After TodoWrite, Claude Code before 1.0.98 sent the new list again (a system-reminder after all
+    the results of that response), and a list whose items are all completed is cleared; 1.0.98 does
+    not. An array parameter counts with its non-ASCII escaped, a string parameter as written."""
     done = [{**t, "status": "completed"} for t in TODOS]
     entries = [line("user", "u1", None, "整理版本"),
                line("assistant", "a1", "u1", [{"type": "tool_use", "id": "t1", "name": "TodoWrite", "input": {"todos": TODOS}},
@@ -62,8 +62,10 @@ def test_the_todo_list_is_resent_after_the_results_and_arrays_are_counted_escape
     todo, write_call = conv.messages[1].tool_calls
     assert "\\u6aa2\\u67e5" in todo.arguments and json.loads(todo.arguments) == {"todos": TODOS}
     assert write_call.arguments == '{"file_path":"說明.md","content":"繁體中文"}'
-    assert conv.meta["repairs"] == ["added the todo list Claude Code sends after each TodoWrite, 2 time(s) (a "
+    assert conv.meta["repairs"] == ["added the todo list Claude Code <1.0.98 sends after each TodoWrite, 2 time(s) (a "
                                     "system-reminder in ctxlab's wording, the list from toolUseResult; lines 3, 6)"]
+    later = load_one(write(tmp_path / "later.jsonl", [{**e, "version": "1.0.98"} for e in entries]))
+    assert not any(m.id.startswith("todo@") for m in later.messages) and "repairs" not in later.meta
 
 
 def test_rendered_input_escapes_only_the_non_string_parameters():

@@ -91,11 +91,12 @@ def test_todowrite_deltas_are_in_line_with_the_others(cc):
 
 
 def test_a_short_1_0_98_session():
-    """29 lines, 7 message ids, 12 tool_use / 12 tool_result (TodoWrite 3): every pair usable."""
+    """29 lines, 7 message ids, 12 tool_use / 12 tool_result (TodoWrite 3, which 1.0.98 does not
+    follow with the todo list: those deltas are the call, its result and the usual framing)."""
     [conv] = load_conversations(str(REAL / "claude_code" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"))
     assert len(conv.meta["provider_calls"]) == 7 and conv.meta["entries"] == 29
     assert sum(len(m.tool_calls) for m in conv.messages) == 12 == sum(m.role == "tool" for m in conv.messages)
-    assert sum(m.id.startswith("todo@") for m in conv.messages) == 3 and usable_share(conv) == 1.0
+    assert not any(m.id.startswith("todo@") for m in conv.messages) and usable_share(conv) == 1.0
 
 
 def test_2_1_sessions_link_their_subagents_to_the_task_calls():
