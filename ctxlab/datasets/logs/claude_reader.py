@@ -33,6 +33,7 @@ class EntryReader:
         self.hooks: dict[str, list] = {}
         self.produced: dict[str, dict[str, Any]] = {}  # a main entry's uuid -> the last message it made
         self.attached = {_queued(e) for _, e in entries if _queued(e)}  # queued prompts logged as attachments
+        self.typed = {_typed(e) for _, e in entries if _typed(e)}  # prompts with a user entry of their own
         self.queued: list[str] = []  # enqueued, not yet taken
         self.reminders: list[tuple[str, str, Any]] = []  # todo lists to send with the next request
         self.todo_lists: list[str] = []  # the lines whose todo list was added
@@ -75,7 +76,8 @@ class EntryReader:
     def queue(self, where: str, item: Mapping[str, Any]) -> None:
         """A message typed while the model worked is logged by ``enqueue`` (its text). ``remove``
         means it was absorbed into the turn in progress: sent with the next request, with no user
-        entry of its own unless an attachment logs it; since Claude Code 2.0.76 a ``remove`` line
+        entry of its own unless an attachment (or a user entry with that text) logs it; since Claude
+        Code 2.0.76 a ``remove`` line
         carries no text, so the oldest enqueued one is meant. ``dequeue`` ends in an ordinary user
         entry, ``popAll`` takes the queue back to the input: nothing is added for them."""
         operation, text = item.get("operation"), self.b.text(item.get("content"))
@@ -85,7 +87,7 @@ class EntryReader:
             text = self._take(text)
         elif operation == "popAll":
             self.queued.clear()
-        if operation != "remove" or not text or not text.strip() or text in self.attached:
+        if operation != "remove" or not text or not text.strip() or text in self.attached or text in self.typed:
             self.skip(f"queue-operation:{operation}")
             return
         self.add_user(text, item.get("uuid") or f"queued@{where}", item.get("timestamp"))
@@ -218,6 +220,13 @@ def _queued(item: Mapping[str, Any]) -> str | None:
     prompt = attached.get("prompt") if isinstance(attached, Mapping) and attached.get("type") == "queued_command" \
         else None
     return prompt if isinstance(prompt, str) and prompt.strip() else None
+
+
+def _typed(item: Mapping[str, Any]) -> str | None:
+    """The text of a user entry written as a plain string (how a typed prompt is logged)."""
+    message = item.get("message") if item.get("type") == "user" else None
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return content if isinstance(content, str) and content.strip() else None
 
 
 def _message(item: Mapping[str, Any], where: str) -> Mapping[str, Any]:

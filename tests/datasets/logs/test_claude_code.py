@@ -161,6 +161,10 @@ def test_queued_messages_removed_without_text_are_the_oldest_enqueued(tmp_path):
     taken_back = load_session(with_lines(tmp_path, {10: [typed[0], queue("popAll", None), queue("remove", None)]},
                                          "c.jsonl"))
     assert "repairs" not in taken_back.meta and taken_back.meta["skipped"]["queue-operation:remove"] == 1
+    entry = {"type": "user", "uuid": "q-2", "parentUuid": "u-4", "sessionId": SESSION_ID,
+             "message": {"role": "user", "content": "also check the docs"}}
+    own_entry = load_session(with_lines(tmp_path, {10: [typed[0], queue("remove", None), entry]}, "d.jsonl"))
+    assert [m.id for m in own_entry.messages if m.text == "also check the docs"] == ["q-2"]  # not doubled
 
 
 def test_hook_output_and_blank_blocks(tmp_path):
