@@ -26,14 +26,14 @@ API refuses them, so they were never resent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.claude_compact import parent_session, record_compaction
 from ctxlab.datasets.logs.claude_reader import EntryReader
 from ctxlab.datasets.logs.claude_units import Unit, agent_calls, task_links, units
-from ctxlab.datasets.logs.common import Line, LogFormat, LogSource, entry
+from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, entry
 
 _ENTRY_TYPES = ("user", "assistant", "system", "summary")
 _CHAIN_KEYS = ("sessionId", "leafUuid", "parentUuid")
@@ -45,15 +45,37 @@ def detect(values: list[Any]) -> bool:
                and any(k in v for k in _CHAIN_KEYS) for v in values)
 
 
-def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any] | list[dict[str, Any]]:
-    """Import one log file: one record per session and per subagent (see the module docstring)."""
+def convert_all(lines: Iterable[Line], source: LogSource) -> Iterator[dict[str, Any] | LogError]:
+    """Import one log file: one record per session and per subagent (see the module docstring); a
+    conversation that cannot be read is its located reason, and the others still load."""
     entries = [(line.where, entry(line)) for line in lines]
     found = units(entries)
     calls = agent_calls(entries)
     primary = next((u for u in found if u.session == source.path.stem and not u.subagent), found[0])
-    records = [_record(u, source if u is found[0] else source._replace(notes=[]), u is primary,
-                       task_links(u, found, calls)) for u in found]
-    return records if len(records) > 1 else records[0]
+    for unit in found:
+        try:  # the file's notes (split or cut-off lines) are told once, with its first conversation
+            yield _record(unit, source if unit is found[0] else source._replace(notes=[]), unit is primary,
+                          task_links(unit, found, calls))
+        except LogError as exc:
+            yield exc
+
+
+def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
+    """A file holding one conversation, as one record (`convert_all` reads any number).
+
+    Raises:
+        LogError: the file holds another number of conversations, or one that cannot be read.
+    """
+    records = list(convert_all(lines, source))
+    problem = next((r for r in records if isinstance(r, LogError)), None)
+    if problem is not None:
+        raise problem
+    if len(records) != 1:
+        raise LogError(f"holds {len(records)} conversations (sessions and subagents); read it with convert_all",
+                       source.display)
+    record = records[0]
+    assert not isinstance(record, LogError)
+    return record
 
 
 def _record(unit: Unit, source: LogSource, primary: bool, links: list[dict[str, Any]]) -> dict[str, Any]:
@@ -83,4 +105,4 @@ def _record(unit: Unit, source: LogSource, primary: bool, links: list[dict[str, 
     return reader.b.record(conv_id or source.path.stem)
 
 
-FORMAT = LogFormat("claude_code", "jsonl", (".jsonl",), detect, convert, parent_session)
+FORMAT = LogFormat("claude_code", "jsonl", (".jsonl",), detect, convert, parent_session, convert_all)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -48,18 +48,21 @@ class LogFormat(NamedTuple):
         container: ``jsonl`` (one entry per line) or ``json`` (one document, or an array of events).
         suffixes: the files a forced format reads in a folder.
         detect: whether the first decoded values of a file are this format.
-        convert: the decoded lines of one log -> its conversation record, or a list of them when
-            the log holds several conversations; raises `LogError`.
+        convert: the decoded lines of one log -> one conversation record; raises `LogError`.
         part_of: the log a file belongs to, when it is a view of another log that this log's
             importer reads (Claude Code's compaction agent); such a file is not a conversation.
+        convert_all: for a log holding several conversations (inspect_ai samples, Aider
+            sessions): its lines -> each conversation record, or a `LogError` for one that cannot
+            be read (the others still load). When set, readers use it instead of `convert`.
     """
 
     name: str
     container: str
     suffixes: tuple[str, ...]
     detect: Callable[[list[Any]], bool]
-    convert: Callable[[Iterable[Line], LogSource], dict[str, Any] | list[dict[str, Any]]]
+    convert: Callable[[Iterable[Line], LogSource], dict[str, Any]]
     part_of: Callable[[Path], Path | None] | None = None
+    convert_all: Callable[[Iterable[Line], LogSource], Iterator[dict[str, Any] | LogError]] | None = None
 
 
 class TokenUsage(NamedTuple):

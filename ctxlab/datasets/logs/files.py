@@ -2,12 +2,11 @@
 
 A file is decoded once: the plain readers yield raw values with their locations, the first few
 decide the format, and a log's values go to its importer while any other file's values go on as
-ordinary records. A log file gives one record per conversation it holds (usually one; a Claude Code
-file may hold several sessions and its subagents' sidechains). A bad line makes the whole log one
-located error, except two kinds a writer leaves behind, each noted in ``meta.repairs``: a line
-holding complete entries written back to back with no newline between them is split into them
-(`ctxlab.datasets.readers.split_values`), and a cut-off last line of a JSONL log (a session killed
-mid-write) is dropped, keeping any complete entries it starts with.
+ordinary records. A bad line makes the whole log one located error, except two kinds a writer
+leaves behind, each noted in ``meta.repairs``: a line holding complete entries written back to back
+with no newline between them is split into them (`ctxlab.datasets.readers.split_values`), and a
+cut-off last line of a JSONL log (a session killed mid-write) is dropped, keeping any complete
+entries it starts with.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ def read_jsonl_log(path: Path, display: str, fmt: LogFormat | None = None) -> It
     if fmt is None:
         yield from itertools.chain(head, raws)
     elif fmt.part_of is None or fmt.part_of(path) is None:  # else the parent log's import reads it
-        yield from import_log(fmt, itertools.chain(head, raws), path, display, cut_off_ok=True)
+        yield from import_logs(fmt, itertools.chain(head, raws), path, display, cut_off_ok=True)
 
 
 def read_json_log(path: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
@@ -47,7 +46,7 @@ def read_json_log(path: Path, display: str, fmt: LogFormat | None = None) -> Ite
         yield first
         yield from raws
     else:
-        yield from import_log(fmt, itertools.chain([first], raws), path, display)
+        yield from import_logs(fmt, itertools.chain([first], raws), path, display)
 
 
 def read_events_folder(folder: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
@@ -63,23 +62,37 @@ def read_events_folder(folder: Path, display: str, fmt: LogFormat | None = None)
     if first is not None and (fmt is openhands or (
             first.error is None and detect([first.record], "json") is openhands)):
         session = folder.parent if folder.name == "events" and not (folder / "events").is_dir() else folder
-        yield from import_log(openhands, itertools.chain([first], raws), session, display)
+        yield import_log(openhands, itertools.chain([first], raws), session, display)
         return
     for file in folder_files(folder):
         yield from read_json_log(file, f"{display}/{file.relative_to(folder).as_posix()}")
 
 
-def import_log(fmt: LogFormat, raws: Iterable[Raw], path: Path, display: str, *,
-               cut_off_ok: bool = False) -> list[Raw]:
-    """One log's raw values -> one `Raw` per conversation it holds, or the located reason it cannot
-    be read."""
+def import_log(fmt: LogFormat, raws: Iterable[Raw], path: Path, display: str, *, cut_off_ok: bool = False) -> Raw:
+    """One log's raw values -> one `Raw`: the record, or the located reason it cannot be read."""
     source = LogSource(path, display, [])
     try:
-        converted = fmt.convert(_lines(raws, path, source, cut_off_ok), source)
+        record = fmt.convert(_lines(raws, path, source, cut_off_ok), source)
     except LogError as exc:
-        return [Raw(exc.where, path.stem, error=exc.reason)]
-    records = converted if isinstance(converted, list) else [converted]
-    return [Raw(display, path.stem, record) for record in records]
+        return Raw(exc.where, path.stem, error=exc.reason)
+    return Raw(display, path.stem, record)
+
+
+def import_logs(fmt: LogFormat, raws: Iterable[Raw], path: Path, display: str, *,
+                cut_off_ok: bool = False) -> Iterator[Raw]:
+    """One log's raw values -> its records: one (`import_log`), or one per conversation of a log
+    that holds several (`LogFormat.convert_all`), each conversation that cannot be read as its
+    located reason."""
+    if fmt.convert_all is None:
+        yield import_log(fmt, raws, path, display, cut_off_ok=cut_off_ok)
+        return
+    source = LogSource(path, display, [])
+    try:
+        for n, item in enumerate(fmt.convert_all(_lines(raws, path, source, cut_off_ok), source), 1):
+            yield (Raw(item.where, f"{path.stem}:{n}", error=item.reason) if isinstance(item, LogError)
+                   else Raw(display, f"{path.stem}:{n}", item))
+    except LogError as exc:
+        yield Raw(exc.where, path.stem, error=exc.reason)
 
 
 def _lines(raws: Iterable[Raw], path: Path, source: LogSource, cut_off_ok: bool) -> Iterator[Line]:

@@ -6,8 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ctxlab.datasets import load_conversations
+from ctxlab.datasets.logs import claude_code
 from ctxlab.datasets.logs.claude_context import rendered_input
+from ctxlab.datasets.logs.common import Line, LogError, LogSource
 from tests.datasets.logs.helpers import load_one
 
 USAGE = {"input_tokens": 3, "cache_read_input_tokens": 1000, "cache_creation_input_tokens": 100, "output_tokens": 9}
@@ -115,3 +119,14 @@ def test_inline_sidechains_are_one_conversation_per_task_linked_to_its_call(tmp_
     assert subagents[1].meta["parent"] == {"conversation": "s1", "tool_call_id": "task2"}
     assert len(main.meta["provider_calls"]) == 1 and all(len(c.meta["provider_calls"]) == 1 for c in subagents)
     assert main.meta["entries"] + sum(c.meta["entries"] for c in subagents) == len(entries)
+
+
+def test_convert_reads_a_file_of_one_conversation_and_names_a_file_of_several(tmp_path):
+    path = write(tmp_path / "one.jsonl", [line("user", "u1", None, "hi"), line("assistant", "a1", "u1", "hello")])
+    source = LogSource(path, str(path), [])
+    values = [json.loads(text) for text in path.read_text().splitlines()]
+    assert claude_code.convert([Line(f"{path}:{n}", v) for n, v in enumerate(values, 1)], source)["id"] == "s1"
+    side = {**line("user", "x1", None, "Do part 1."), "isSidechain": True}
+    lines = [Line(f"{path}:1", line("user", "u1", None, "hi")), Line(f"{path}:2", side)]
+    with pytest.raises(LogError, match="holds 2 conversations"):
+        claude_code.convert(lines, source)
