@@ -17,10 +17,12 @@ Thinking. Anthropic strips the thinking of finished turns from later prompts, bu
 thinking of the turn in progress inside a tool-use loop (docs: build-with-claude/context-windows);
 Claude Opus 4.5 and later keep earlier thinking in context. So the recorded thinking of the span's
 assistant messages is part of what the later prompt added, and is counted (`Span.thinking`), for
-models that keep it; for the others, the thinking of the turn in progress at the later call (from
-its user message on). A span in which a new user turn starts, when the earlier prompt carried
-thinking of its own turn, lost that thinking, and is skipped (on the real Claude Code 1.0.95 session
-such a prompt shrank by more than the recorded text of that thinking). A user message that is a ``<system-reminder>`` (hook output, Claude Code's
+models that keep it; for the other Claude models, the thinking of the turn in progress at the later
+call (from its user message on). A span in which a new user turn starts, when the earlier prompt
+carried thinking of its own turn, lost that thinking, and is skipped (on the real Claude Code
+1.0.95 session such a prompt shrank by more than the recorded text of that thinking). For other
+APIs (what they resend, at what size, is not documented here: Gemini sends opaque signatures) a
+pair is skipped when the turn in progress has thinking recorded. A user message that is a ``<system-reminder>`` (hook output, Claude Code's
 todo list) rides with the tool results and starts no turn. Thinking blocks marked ``resent: false``
 never reached a later prompt (Codex reasoning without ``encrypted_content``) and are ignored;
 redacted, empty or encrypted ones are of unknown size.
@@ -41,7 +43,8 @@ from ctxlab.messages import Conversation, Message
 PROVIDER = "provider:"
 ANY_MODEL = "*"
 NON_POSITIVE = "non-positive delta"  # a span with messages whose prompt did not grow: not on one line
-THINKING_LOOP = "thinking left the prompt (a new user turn in the span drops the earlier thinking of its turn)"
+THINKING_LOOP = "thinking in the prompt (a tool-use loop sends it back)"
+THINKING_DROPPED = "thinking left the prompt (a new user turn in the span drops the earlier thinking of its turn)"
 REMINDER = "<system-reminder>"  # a user message starting so is context sent with tool results, not a new turn
 THINKING_UNKNOWN = "thinking of unknown size in the span (redacted or not recorded)"
 # Claude models that keep earlier turns' thinking in the prompt: Opus 4.5 and later, and every
@@ -126,6 +129,10 @@ def matches(reference: str, model: str) -> bool:
     return str(reference).removeprefix(PROVIDER) in (ANY_MODEL, model)
 
 
+def _claude(model: str) -> bool:
+    return _CLAUDE.search(str(model).lower()) is not None
+
+
 def keeps_thinking(model: str) -> bool:
     """Whether the model's API keeps earlier turns' thinking in the prompt (Claude Opus 4.5 and
     later, Claude 5 and later)."""
@@ -194,11 +201,14 @@ def _thinking(messages: Sequence[Message], start: int, end: int, model: str,
               thinking: list[tuple[str | None, ...]]) -> tuple[tuple[str, ...], str | None]:
     """The thinking the later prompt adds for the span, or why the pair cannot be measured."""
     first = start
-    turns = [i for i in range(start, end) if _starts_turn(messages[i])]
-    if turns and not keeps_thinking(model):  # the later prompt carries only the new turn's thinking
-        if any(thinking[_turn_start(messages, start):start]):  # what the earlier prompt carried is gone
-            return (), THINKING_LOOP
-        first = turns[-1]
+    if not keeps_thinking(model):
+        if not _claude(model):  # what other APIs resend, and at what size, is not known here
+            return ((), THINKING_LOOP) if any(thinking[_turn_start(messages, start):end]) else ((), None)
+        turns = [i for i in range(start, end) if _starts_turn(messages[i])]
+        if turns:  # the later prompt carries only the new turn's thinking
+            if any(thinking[_turn_start(messages, start):start]):  # what the earlier prompt carried is gone
+                return (), THINKING_DROPPED
+            first = turns[-1]
     blocks = [t for blocks in thinking[first:end] for t in blocks]
     if any(t is None for t in blocks):
         return (), THINKING_UNKNOWN

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ctxlab.datasets.logs.deltas import (
+    THINKING_DROPPED,
     THINKING_LOOP,
     THINKING_UNKNOWN,
     delta_spans,
@@ -51,7 +52,7 @@ def test_thinking_is_counted_in_the_span_for_models_that_keep_it():
 
 def test_other_models_carry_the_thinking_of_the_turn_in_progress():
     """Anthropic sends the thinking of the turn in progress back inside a tool-use loop and drops it
-    when a new user turn starts. In the fixture, message 1 calls a tool, 2 is its result, 3 the final
+    when a new user turn starts; for other APIs a pair whose turn has thinking is set aside. In the fixture, message 1 calls a tool, 2 is its result, 3 the final
     answer and 4 the next user turn: spans 1:3 and 3:5."""
     log = billed_log(8)
     loop, turn = delta_spans(log)[:2]
@@ -59,11 +60,13 @@ def test_other_models_carry_the_thinking_of_the_turn_in_progress():
     note = {"message_id": log.messages[1].id, "text": "Let me read the file first."}
     spans = delta_spans(with_thinking("claude-sonnet-4-5", [note]))
     assert spans[0].skipped is None and spans[0].thinking == ("Let me read the file first.",)
-    assert spans[1].skipped == THINKING_LOOP  # call 3's prompt carried it, call 5's does not
+    assert spans[1].skipped == THINKING_DROPPED  # call 3's prompt carried it, call 5's does not
     answer = delta_spans(with_thinking("claude-sonnet-4-5", [{**note, "message_id": log.messages[3].id}]))
     assert answer[1].skipped is None and answer[1].thinking == ()  # only the answer thought: stripped with its turn
-    encrypted = delta_spans(with_thinking("gpt-5-codex", [{**note, "encrypted": True}]))
-    assert encrypted[0].skipped == THINKING_UNKNOWN
+    redacted = delta_spans(with_thinking("claude-sonnet-4-5", [{**note, "redacted": True}]))
+    assert redacted[0].skipped == THINKING_UNKNOWN
+    other = delta_spans(with_thinking("gemini-2.5-pro", [note]))  # what other APIs resend is not known here
+    assert other[0].skipped == THINKING_LOOP and other[1].skipped == THINKING_LOOP
 
 
 def test_a_system_reminder_starts_no_turn_and_unsent_reasoning_is_ignored():
