@@ -34,12 +34,18 @@ class Raw(NamedTuple):
         default_id: ``<file stem>:<line>``, the conversation id of a record that has none.
         record: the decoded value (None when `error` is set).
         error: why the record could not be decoded.
+        parts: the complete JSON values a bad JSONL line starts with (two entries written back to
+            back with no newline between them, a crashed writer...); agent-log importers recover
+            them, ordinary records stay an error.
+        rest: what follows `parts` on that line and does not decode ("" when `parts` is all of it).
     """
 
     where: str
     default_id: str
     record: Any = None
     error: str | None = None
+    parts: tuple[Any, ...] = ()
+    rest: str = ""
 
 
 def folder_files(folder: Path) -> list[Path]:
@@ -82,7 +88,26 @@ def read_jsonl(path: Path, display: str) -> Iterator[Raw]:
             try:
                 yield Raw(where, default_id, json.loads(text))
             except json.JSONDecodeError as exc:
-                yield Raw(where, default_id, error=f"malformed JSON: {exc.msg} (column {exc.colno})")
+                parts, rest = split_values(text)
+                yield Raw(where, default_id, error=f"malformed JSON: {exc.msg} (column {exc.colno})",
+                          parts=tuple(parts), rest=rest)
+
+
+def split_values(text: str) -> tuple[list[Any], str]:
+    """The JSON values written back to back at the start of `text` (`json.JSONDecoder.raw_decode`),
+    and the rest of the text that does not decode (stripped; "" when the values are all of it)."""
+    decoder, position = json.JSONDecoder(), 0
+    values: list[Any] = []
+    while True:
+        rest = text[position:].lstrip()
+        if not rest:
+            return values, ""
+        try:
+            value, end = decoder.raw_decode(rest)
+        except json.JSONDecodeError:
+            return values, rest.rstrip()
+        values.append(value)
+        position = len(text) - len(rest) + end
 
 
 def read_json(path: Path, display: str) -> Iterator[Raw]:

@@ -2,9 +2,10 @@
 
 Per session: how many provider calls the log records, how many consecutive pairs are usable
 deltas and why the others are not (`ctxlab.datasets.logs.deltas`), what the importer changed to
-reproduce the prompt the agent sent (``meta.repairs``), what it counted and left out, and the
-deltas that disagree most with an estimate of their messages, with those messages. A few such
-deltas are normal (content the log does not show); many of them, or a low usable share, mean the
+reproduce the prompt the agent sent (``meta.repairs``), what it counted and left out, how many log
+lines it read (``meta.entries``), its notes (``meta.notes``, links to the log's other
+conversations), and the deltas that disagree most with an estimate of their messages, with those
+messages. A few such deltas are normal (content the log does not show); many of them, or a low usable share, mean the
 import does not reproduce what the agent sent and provider-referenced numbers should not be
 trusted.
 
@@ -57,6 +58,8 @@ class Fidelity(NamedTuple):
     omitted: dict[str, int]
     estimator: str
     residuals: tuple[Residual, ...]
+    notes: tuple[str, ...] = ()
+    entries: int | None = None
 
     @property
     def usable_share(self) -> float | None:
@@ -74,7 +77,25 @@ def fidelity(conversation: Conversation, counter: str | TokenCounter | None = No
     return Fidelity(conversation.id, str(meta.get("format") or "record"), str(meta.get("source") or ""),
                     str(meta.get("model") or ""), len(meta.get("provider_calls") or ()), len(spans), len(usable),
                     reason_counts(spans), tuple(str(r) for r in meta.get("repairs") or ()), _counts(meta, "skipped"),
-                    _counts(meta, "omitted"), estimator.name, tuple(residuals[:worst]))
+                    _counts(meta, "omitted"), estimator.name, tuple(residuals[:worst]), notes(meta),
+                    meta.get("entries") if isinstance(meta.get("entries"), int) else None)
+
+
+def notes(meta: Mapping[str, Any]) -> tuple[str, ...]:
+    """What a reader of an import should know besides its repairs: the importer's notes (a log
+    without usable usage says why) and how the conversation relates to the others of its log (a
+    resumed session, a subagent and the Task call that started it, a session's subagents)."""
+    found = [str(n) for n in meta.get("notes") or ()]
+    if meta.get("resumed_from"):
+        found.append(f"resumes session {meta['resumed_from']}: starts with that session's history")
+    parent = meta.get("parent")
+    if meta.get("subagent") and isinstance(parent, Mapping):
+        task = f", started by Task call {parent['tool_call_id']}" if parent.get("tool_call_id") else ""
+        found.append(f"subagent of {parent.get('conversation')}{task}")
+    links = [link for link in meta.get("subagents") or () if isinstance(link, Mapping)]
+    if links:
+        found.append(f"{len(links)} subagent conversation(s): " + ", ".join(str(x.get("conversation")) for x in links))
+    return tuple(found)
 
 
 def preview(message: Message, width: int = PREVIEW) -> str:

@@ -248,7 +248,7 @@ def test_logs_check_prints_one_row_per_file_and_lists_refused_files_without_stop
     rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
             for line in result.output.splitlines() if line.startswith("│") and line.split("│")[1].strip()}
     assert set(rows) == {"claude.jsonl", "broken-pi.jsonl", "empty.jsonl"}
-    assert rows["claude.jsonl"][:3] == ["claude_code", "1", "4"] and rows["claude.jsonl"][-2] == "yes"
+    assert rows["claude.jsonl"][:3] == ["claude_code", "2", "5"] and rows["claude.jsonl"][-2] == "yes"
     assert rows["broken-pi.jsonl"][1:3] == ["0", "0"] and rows["broken-pi.jsonl"][-2] == "no"
     assert rows["broken-pi.jsonl"][-1].startswith("line 4: malformed JSON")
     assert rows["empty.jsonl"][-1] == "no conversations"

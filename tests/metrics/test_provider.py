@@ -85,16 +85,17 @@ def test_empty_spans_non_positive_deltas_and_bad_records_are_reported():
     assert reasons == ["empty span", None, "non-positive delta (-1)", "a call without a usable index or prompt_tokens"]
 
 
-def test_thinking_sent_back_in_a_tool_use_loop_is_skipped():
+def test_thinking_sent_back_in_a_tool_use_loop_is_counted_and_dropped_with_its_turn():
     conversation = billed_log(8)
     deltas = provider_deltas(conversation)
     first = deltas[0]  # the first call's output (a tool call) and its results
     thinking = [{"message_id": conversation.messages[first.start].id, "text": "Let me read the file first."}]
     marked = provider_deltas(with_calls(conversation, conversation.meta["provider_calls"], thinking=thinking))
-    assert marked[0].skipped == "thinking in the prompt (a tool-use loop sends it back)"
-    # Pairs wholly in later turns do not carry that thinking.
+    assert marked[0].skipped is None and marked[0].thinking == ("Let me read the file first.",)
     turn_end = next(i for i, m in enumerate(conversation.messages) if i > first.start and m.role == "user")
-    assert all(d.skipped is None for d in marked if d.start > turn_end)
+    crossing = next(d for d in marked if d.start < turn_end < d.end)
+    assert crossing.skipped.startswith("thinking left the prompt")  # the next turn's prompt lost it
+    assert all(d.skipped is None and d.thinking == () for d in marked if d.start > turn_end)
 
 
 def test_provider_rows_have_the_estimator_row_shape():

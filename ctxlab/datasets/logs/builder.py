@@ -35,11 +35,13 @@ class LogBuilder:
         self.pairing = Pairing()
 
     def add(self, role: str, content: str | None, *, msg_id: Any = None, tool_calls: list[dict] | None = None,
-            tool_call_id: str | None = None, name: str | None = None, timestamp: float | None = None) -> dict:
-        """Append a message (an OpenAI dict) and return it, so later entries can extend it."""
+            tool_call_id: str | None = None, name: str | None = None, timestamp: float | None = None,
+            where: str | None = None) -> dict:
+        """Append a message (an OpenAI dict) and return it, so later entries can extend it; `where`
+        (``file:line``) names it in repairs when the log gives it no id."""
         message = {"role": role, "content": content, "id": None if msg_id is None else str(msg_id),
                    "tool_calls": tool_calls or [], "tool_call_id": tool_call_id, "name": name,
-                   "timestamp": timestamp}
+                   "timestamp": timestamp, "_where": where}
         self.messages.append(message)
         return message
 

@@ -53,6 +53,7 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     reader = _Reader(LogBuilder("codex", source), counted=any(_is_usage(k, p) for _, k, p, _ in items))
     for where, kind, payload, timestamp in items:
         reader.read(where, kind, payload, timestamp)
+    reader.b.meta["entries"] = len(items)
     return reader.b.record(reader.session_id or source.path.stem)
 
 
@@ -133,8 +134,7 @@ class _Reader:
         if kind == "message":
             self.b.append_text(message, self.b.text(payload.get("content")))
         elif kind == "reasoning":
-            self.b.think(message, _reasoning_text(payload, self.b), **(
-                {"encrypted": True} if payload.get("encrypted_content") else {}))
+            self.b.think(message, _reasoning_text(payload, self.b), **_resent(payload))
         elif kind == "local_shell_call":
             action = payload.get("action") if isinstance(payload.get("action"), Mapping) else {}
             message["tool_calls"].append(tool_call(_call_id(payload), "local_shell", action))
@@ -196,6 +196,20 @@ class _Reader:
 
 def _call_id(payload: Mapping[str, Any]) -> str:
     return str(payload.get("call_id") or payload.get("id") or "?")
+
+
+def _resent(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """How a reasoning item came back in later prompts. Codex resends every history item, but a
+    reasoning item's ``id`` is not serialised and its ``summary`` is display text: only
+    ``encrypted_content`` (opaque, of unknown size) or raw ``reasoning_text`` content (open-weight
+    models) carries reasoning to the model (openai/codex ``codex-rs/protocol/src/models.rs``,
+    ``ResponseItem::Reasoning``). Without either, the reasoning never reached a later prompt."""
+    if payload.get("encrypted_content"):
+        return {"encrypted": True}
+    content = payload.get("content")
+    raw = isinstance(content, list) and any(isinstance(c, Mapping) and c.get("type") == "reasoning_text"
+                                            for c in content)
+    return {} if raw else {"resent": False}
 
 
 def _reasoning_text(payload: Mapping[str, Any], b: LogBuilder) -> str:

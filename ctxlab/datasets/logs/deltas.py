@@ -17,9 +17,17 @@ that also hold files the log does not show).
 
 Thinking. Anthropic strips the thinking of finished turns from later prompts, but sends back the
 thinking of the turn in progress inside a tool-use loop (docs: build-with-claude/context-windows);
-Claude Opus 4.5 and later keep earlier thinking in context. For models that keep it, the recorded
-thinking of the span's assistant messages is part of what the later prompt added, so it is
-counted (`Span.thinking`); for the others a pair whose prompts may carry thinking is skipped.
+Claude Opus 4.5 and later keep earlier thinking in context. So the recorded thinking of the span's
+assistant messages is part of what the later prompt added, and is counted (`Span.thinking`), for
+models that keep it; for the other Claude models, the thinking of the turn in progress at the later
+call (from its user message on). A span in which a new user turn starts, when the earlier prompt
+carried thinking of its own turn, lost that thinking, and is skipped (on the real Claude Code
+1.0.95 session such a prompt shrank by more than the recorded text of that thinking). For other
+APIs (what they resend, at what size, is not documented here: Gemini sends opaque signatures) a
+pair is skipped when the turn in progress has thinking recorded. A user message that is a ``<system-reminder>`` (hook output, Claude Code's
+todo list) rides with the tool results and starts no turn. Thinking blocks marked ``resent: false``
+never reached a later prompt (Codex reasoning without ``encrypted_content``) and are ignored;
+redacted, empty or encrypted ones are of unknown size.
 
 Pure functions over a conversation's ``meta.provider_calls``, ``meta.compactions`` and
 ``meta.thinking``; `ctxlab.metrics.provider` describes and counts the spans.
@@ -38,6 +46,8 @@ PROVIDER = "provider:"
 ANY_MODEL = "*"
 NON_POSITIVE = "non-positive delta"  # a span with messages whose prompt did not grow: not on one line
 THINKING_LOOP = "thinking in the prompt (a tool-use loop sends it back)"
+THINKING_DROPPED = "thinking left the prompt (a new user turn in the span drops the earlier thinking of its turn)"
+REMINDER = "<system-reminder>"  # a user message starting so is context sent with tool results, not a new turn
 THINKING_UNKNOWN = "thinking of unknown size in the span (redacted or not recorded)"
 # Claude models that keep earlier turns' thinking in the prompt: Opus 4.5 and later, and every
 # family from major version 5 on.
@@ -122,6 +132,10 @@ def matches(reference: str, model: str) -> bool:
     return str(reference).removeprefix(PROVIDER) in (ANY_MODEL, model)
 
 
+def _claude(model: str) -> bool:
+    return _CLAUDE.search(str(model).lower()) is not None
+
+
 def keeps_thinking(model: str) -> bool:
     """Whether the model's API keeps earlier turns' thinking in the prompt (Claude Opus 4.5 and
     later, Claude 5 and later)."""
@@ -158,12 +172,13 @@ def models_found(found: Sequence[tuple[Conversation, Span]]) -> str:
 
 
 def thinking_by_position(conversation: Conversation) -> list[tuple[str | None, ...]]:
-    """The recorded thinking texts of each message (None for a block whose text is unknown)."""
+    """The recorded thinking texts of each message that later prompts carried (None for a block of
+    unknown size: redacted, empty or encrypted; blocks marked ``resent: false`` left out)."""
     by_id: dict[str, list[str | None]] = {}
     for block in (conversation.meta or {}).get("thinking") or ():
-        if isinstance(block, Mapping) and block.get("message_id") is not None:
+        if isinstance(block, Mapping) and block.get("message_id") is not None and block.get("resent") is not False:
             text = block.get("text")
-            known = isinstance(text, str) and text.strip() and not block.get("redacted")
+            known = isinstance(text, str) and text.strip() and not block.get("redacted") and not block.get("encrypted")
             by_id.setdefault(str(block["message_id"]), []).append(text if known else None)
     return [tuple(by_id.get(m.id, ())) for m in conversation.messages]
 
@@ -188,14 +203,19 @@ def _span(messages: Sequence[Message], a: Call, b: Call, cuts: list[int],
 def _thinking(messages: Sequence[Message], start: int, end: int, model: str,
               thinking: list[tuple[str | None, ...]]) -> tuple[tuple[str, ...], str | None]:
     """The thinking the later prompt adds for the span, or why the pair cannot be measured."""
-    if keeps_thinking(model):
-        blocks = [t for blocks in thinking[start:end] for t in blocks]
-        if any(t is None for t in blocks):
-            return (), THINKING_UNKNOWN
-        return tuple(t for t in blocks if t is not None), None
-    if any(thinking[_turn_start(messages, start):end]):
-        return (), THINKING_LOOP
-    return (), None
+    first = start
+    if not keeps_thinking(model):
+        if not _claude(model):  # what other APIs resend, and at what size, is not known here
+            return ((), THINKING_LOOP) if any(thinking[_turn_start(messages, start):end]) else ((), None)
+        turns = [i for i in range(start, end) if _starts_turn(messages[i])]
+        if turns:  # the later prompt carries only the new turn's thinking
+            if any(thinking[_turn_start(messages, start):start]):  # what the earlier prompt carried is gone
+                return (), THINKING_DROPPED
+            first = turns[-1]
+    blocks = [t for blocks in thinking[first:end] for t in blocks]
+    if any(t is None for t in blocks):
+        return (), THINKING_UNKNOWN
+    return tuple(t for t in blocks if t is not None), None
 
 
 def _problem(a: Call, b: Call, n: int) -> str | None:
@@ -218,11 +238,16 @@ def _overlap(first_reply: Message, last: Message) -> bool:
 
 
 def _turn_start(messages: Sequence[Message], index: int) -> int:
-    """The last user message before `index`: the turn whose thinking a tool-use loop carries."""
+    """The user message that started the turn in progress at `index`: the turn whose thinking a
+    tool-use loop carries."""
     for i in range(min(index, len(messages)) - 1, -1, -1):
-        if messages[i].role == "user":
+        if _starts_turn(messages[i]):
             return i
     return 0
+
+
+def _starts_turn(message: Message) -> bool:
+    return message.role == "user" and not message.text.lstrip().startswith(REMINDER)
 
 
 def _call(record: Mapping[str, Any]) -> Call:

@@ -2,8 +2,11 @@
 
 A file is decoded once: the plain readers yield raw values with their locations, the first few
 decide the format, and a log's values go to its importer while any other file's values go on as
-ordinary records. A bad line makes the whole log one located error (a log is one conversation),
-except a cut-off last line of a JSONL log (a session killed mid-write), which is dropped and noted.
+ordinary records. A bad line makes the whole log one located error, except two kinds a writer
+leaves behind, each noted in ``meta.repairs``: a line holding complete entries written back to back
+with no newline between them is split into them (`ctxlab.datasets.readers.split_values`), and a
+cut-off last line of a JSONL log (a session killed mid-write) is dropped, keeping any complete
+entries it starts with.
 """
 
 from __future__ import annotations
@@ -93,20 +96,27 @@ def import_logs(fmt: LogFormat, raws: Iterable[Raw], path: Path, display: str, *
 
 
 def _lines(raws: Iterable[Raw], path: Path, source: LogSource, cut_off_ok: bool) -> Iterator[Line]:
-    """Decoded lines; a bad one raises, unless it is the cut-off end of a JSONL file."""
+    """Decoded lines; a bad one raises, unless it is the cut-off end of a JSONL file. Entries written
+    back to back on one line are split; both keep the line's location."""
     bad: Raw | None = None
     for raw in raws:
         if bad is not None:
             raise LogError(bad.error or "", bad.where)
-        if raw.error is not None:
+        if raw.error is None:
+            yield Line(raw.where, raw.record)
+        elif len(raw.parts) > 1 and not raw.rest:
+            source.notes.append(f"{raw.where}: {len(raw.parts)} entries written back to back with no newline "
+                                "between them; split into separate entries")
+            yield from (Line(raw.where, part) for part in raw.parts)
+        else:
             bad = raw
-            continue
-        yield Line(raw.where, raw.record)
     if bad is None:
         return
     if not (cut_off_ok and not _ends_with_newline(path)):
         raise LogError(bad.error or "", bad.where)
-    source.notes.append(f"{bad.where}: dropped the cut-off last line ({bad.error})")
+    kept = f" after the {len(bad.parts)} complete entries it starts with" if bad.parts else ""
+    source.notes.append(f"{bad.where}: dropped the cut-off last line{kept} ({bad.error})")
+    yield from (Line(bad.where, part) for part in bad.parts)
 
 
 def _ends_with_newline(path: Path) -> bool:

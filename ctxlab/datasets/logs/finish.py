@@ -92,7 +92,7 @@ def pair_tools(messages: list[Msg], repairs: list[str], pairing: Pairing = DEFAU
 def _label(message: Msg) -> str:
     """A message's log id, else the start of its text (final ids are given only after repairs)."""
     text = message["content"] if isinstance(message["content"], str) else ""
-    return message["id"] or repr(text[:40] + ("..." if len(text) > 40 else ""))
+    return message["id"] or message.get("_where") or repr(text[:40] + ("..." if len(text) > 40 else ""))
 
 
 def _answered_later(messages: list[Msg], start: int, pending: dict[str, None]) -> bool:
@@ -115,7 +115,7 @@ def _dropped(message: Msg, thought: set[int], repairs: list[str]) -> bool:
     """Whether the message is left out: an orphan result, or empty (no text, calls or thinking)."""
     if "_drop" not in message and not message["tool_calls"] and not message["content"] \
             and message["role"] != "tool" and id(message) not in thought:
-        message["_drop"] = f"dropped an empty {message['role']} message ({message['id'] or 'no id'})"
+        message["_drop"] = f"dropped an empty {message['role']} message ({_label(message)})"
     if "_drop" in message:
         repairs.append(message["_drop"])
     return "_drop" in message

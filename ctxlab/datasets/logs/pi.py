@@ -22,6 +22,7 @@ turn the provider's prompt grew by the tokens of its text, and by nothing for it
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -68,6 +69,9 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     reader = _Reader(b, entries, legacy=header.get("version") in (None, 1))
     for item in _active_path(entries, b):
         reader.read(item)
+    b.meta["entries"] = len(entries)
+    b.repairs.extend(f"{where}: pi's own reader skips this line (it does not parse as one entry), so from a "
+                     "compaction or a resume on, the model no longer saw its entries" for where in reader.split)
     return b.record(header["id"])
 
 
@@ -97,6 +101,10 @@ class _Reader:
         self.b = b
         self.legacy = legacy  # session format 1: an older pi resent failed turns without their calls
         self.index_of = {e.get("id"): n for n, _, e in entries if e.get("id") is not None}
+        lines = Counter(where for _, where, _ in entries)
+        self.split = [where for where, count in lines.items() if count > 1]
+        # pi's own entry indices (firstKeptEntryIndex) count only the lines it could parse
+        self.pi_index = dict(enumerate(n for n, where, _ in entries if lines[where] == 1))
         self.positions: dict[int, int] = {}
 
     def read(self, item: Entry) -> None:
@@ -130,7 +138,7 @@ class _Reader:
             self.b.skip("bashExecution (excluded from context)")
         elif role in ("user", "custom", "hookMessage", "bashExecution"):
             text = bash_text(message) if role == "bashExecution" else self.b.text(message.get("content"))
-            self.b.add("user", text, msg_id=msg_id, timestamp=timestamp)
+            self.b.add("user", text, msg_id=msg_id, timestamp=timestamp, where=where)
         else:
             self.b.skip(f"message:{role}")
 
@@ -138,16 +146,16 @@ class _Reader:
         call_id = first_str(message.get("toolCallId"))
         if call_id is None:
             raise LogError("toolResult message has no toolCallId", where)
-        self.b.add("tool", self.b.text(message.get("content")) or "", msg_id=msg_id, tool_call_id=call_id,
+        self.b.add("tool", self.b.text(message.get("content")) or "", msg_id=msg_id, tool_call_id=call_id, where=where,
                    name=first_str(message.get("toolName")), timestamp=timestamp)
 
     def assistant(self, where: str, message: Mapping[str, Any], msg_id: Any, timestamp: float | None) -> None:
-        out = self.b.add("assistant", None, msg_id=msg_id, timestamp=timestamp)
+        out = self.b.add("assistant", None, msg_id=msg_id, timestamp=timestamp, where=where)
         self._call(out, message)
         stop = message.get("stopReason")
         failed = stop in NOT_RESENT
         if failed and not self.legacy:  # its call sent a prompt, but pi never resends the turn
-            out["_drop"] = (f"dropped the {stop} assistant message {msg_id or '(no id)'}: pi never resends an errored "
+            out["_drop"] = (f"dropped the {stop} assistant message {msg_id or where}: pi never resends an errored "
                             "or aborted turn (transform-messages.ts)")
             return
         stripped = 0
@@ -163,7 +171,7 @@ class _Reader:
                 self.b.append_text(out, self.b.part_text(block))
         if stripped:
             self.b.repairs.append(f"left out the {stripped} tool call(s) of the {stop} assistant message "
-                                  f"{msg_id or '(no id)'}: the pi of session format 1 stripped calls without a result "
+                                  f"{msg_id or where}: the pi of session format 1 stripped calls without a result "
                                   "and resent the rest of the turn")
 
     def _call(self, out: dict[str, Any], message: Mapping[str, Any]) -> None:
@@ -175,7 +183,8 @@ class _Reader:
 
     def compaction(self, e: Mapping[str, Any]) -> None:
         """pi keeps the entries from the first kept one on: the messages before it were summarised."""
-        kept = self.index_of.get(e.get("firstKeptEntryId"), e.get("firstKeptEntryIndex"))
+        index = e.get("firstKeptEntryIndex")
+        kept = self.index_of.get(e.get("firstKeptEntryId"), self.pi_index.get(index) if isinstance(index, int) else None)
         self.b.compaction(first_str(e.get("summary")), e.get("tokensBefore"),
                           self.positions.get(kept) if isinstance(kept, int) else None)
 

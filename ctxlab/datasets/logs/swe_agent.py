@@ -6,7 +6,9 @@ A trajectory holds ``history`` (the chat as sent: role system / user / assistant
 response, observation) and ``info`` (``model_stats``: tokens_sent, tokens_received, api_calls,
 instance_cost; exit_status). The history is the conversation; without one (very old files) the
 steps become a user/assistant text chat. SWE-agent reports usage only as run totals, so there are
-no per-call ``provider_calls``; the totals go to ``meta.usage_total``.
+no per-call ``provider_calls``; the totals go to ``meta.usage_total``. A run that reports calls but
+zero tokens (a demonstration replayed with the ``replay`` model: scripted actions, real environment
+output) has no usage to report: it gets a line in ``meta.notes`` instead.
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
         _from_steps(b, steps, where)
     else:
         raise LogError("neither 'history' nor 'trajectory' is a non-empty list", where)
-    _info(b, traj)
     _model(b, traj, source)
+    _info(b, traj)
     return b.record(source.path.stem)
 
 
@@ -105,11 +107,13 @@ def _info(b: LogBuilder, traj: Mapping[str, Any]) -> None:
     info: Mapping[str, Any] = raw_info if isinstance(raw_info, Mapping) else {}
     raw_stats = info.get("model_stats")
     stats: Mapping[str, Any] = raw_stats if isinstance(raw_stats, Mapping) else {}
-    if stats:
-        b.meta["usage_total"] = {"prompt_tokens": as_int(stats.get("tokens_sent")),
-                                 "output_tokens": as_int(stats.get("tokens_received")),
-                                 "api_calls": as_int(stats.get("api_calls")),
+    sent, received, calls = (as_int(stats.get(k)) for k in ("tokens_sent", "tokens_received", "api_calls"))
+    if sent or received:
+        b.meta["usage_total"] = {"prompt_tokens": sent, "output_tokens": received, "api_calls": calls,
                                  "cost_usd": stats.get("instance_cost")}
+    elif calls:
+        replayed = " (model 'replay': scripted actions, no provider was called)" if b.meta.get("model") == "replay" else ""
+        b.meta.setdefault("notes", []).append(f"no token usage: model_stats reports 0 tokens for {calls} calls{replayed}")
     if info.get("exit_status"):
         b.meta["exit_status"] = info["exit_status"]
 

@@ -19,6 +19,13 @@ def load_one(source: str | Path) -> Conversation:
     return conversations[0]
 
 
+def load_session(source: str | Path) -> Conversation:
+    """The one session a Claude Code log holds, its subagents' conversations set aside."""
+    sessions = [c for c in load_conversations(str(source)) if not c.meta.get("subagent")]
+    assert len(sessions) == 1, [c.id for c in sessions]
+    return sessions[0]
+
+
 def shape(conversation: Conversation) -> list[tuple]:
     """(role, id, call ids or the answered call id) per message: the skeleton a test pins down."""
     return [(m.role, m.id, tuple(c.id for c in m.tool_calls) or m.tool_call_id) for m in conversation.messages]

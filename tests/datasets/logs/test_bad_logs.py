@@ -12,7 +12,7 @@ import pytest
 
 from ctxlab.datasets import load_conversations
 from ctxlab.errors import InvalidInputError
-from tests.datasets.logs.helpers import FIXTURES, load_one, shape
+from tests.datasets.logs.helpers import FIXTURES, load_one, load_session, shape
 
 CLAUDE = FIXTURES / "claude_code" / "session.jsonl"
 CODEX = FIXTURES / "codex" / "rollout-2025-10-29T11-00-00-0199aaaa-1111-7000-8000-000000000001.jsonl"
@@ -150,7 +150,7 @@ def test_unknown_entry_types_are_counted_not_fatal(tmp_path):
              json.dumps({"type": "attachment", "uuid": "z", "sessionId": "x", "parentUuid": None})]
     path = tmp_path / "future.jsonl"
     path.write_text("\n".join(lines[:3] + extra + lines[3:]) + "\n")
-    conv = load_one(path)
+    conv = load_session(path)
     assert conv.meta["skipped"] == {"file-history-snapshot": 1, "queue-operation:enqueue": 1, "attachment": 1,
                                     "system:turn_duration": 1}
-    assert shape(conv) == shape(load_one(CLAUDE))
+    assert shape(conv) == shape(load_session(CLAUDE))

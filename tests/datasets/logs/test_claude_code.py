@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 
 from ctxlab.datasets import load_conversations
-from tests.datasets.logs.helpers import CODE, FIXTURES, TEST, call_summary, load_one, shape
+from tests.datasets.logs.helpers import CODE, FIXTURES, TEST, call_summary, load_one, load_session, shape
 
 SESSION = FIXTURES / "claude_code" / "session.jsonl"
 SESSION_ID = "5b1f0c7e-2d4a-4e8b-9c3f-1a2b3c4d5e6f"
 
 
 def test_messages_follow_the_session_with_split_responses_merged():
-    conv = load_one(SESSION)
+    conv = load_session(SESSION)
     assert conv.id == SESSION_ID
     assert shape(conv) == [
         ("user", "u-1", None),
@@ -37,7 +37,7 @@ def test_messages_follow_the_session_with_split_responses_merged():
 
 
 def test_usage_counts_once_per_response_with_anthropic_prompt_tokens():
-    conv = load_one(SESSION)
+    conv = load_session(SESSION)
     # prompt = input + cache reads + cache writes; the four entries of msg_01 repeat one usage
     assert call_summary(conv) == [(1, 1500, 1200, 0, 300, 80), (4, 1740, 40, 1500, 200, 120),
                                   (7, 815, 15, 0, 800, 30), (9, 860, 5, 815, 40, 12)]
@@ -46,14 +46,14 @@ def test_usage_counts_once_per_response_with_anthropic_prompt_tokens():
 
 
 def test_thinking_is_metadata_never_content():
-    conv = load_one(SESSION)
+    conv = load_session(SESSION)
     thought = "The failure is probably in add(); read the code and the test together."
     assert conv.meta["thinking"] == [{"message_id": "msg_01", "text": thought}]
     assert all(thought not in m.text for m in conv.messages)
 
 
 def test_compaction_keeps_the_full_history_and_leaves_the_summary_out_of_messages():
-    conv = load_one(SESSION)
+    conv = load_session(SESSION)
     [compaction] = conv.meta["compactions"]
     assert compaction["index"] == compaction["at"] == 6 and conv.messages[6].id == "u-6"
     assert compaction["tokens_before"] == 2310 and compaction["trigger"] == "manual"
@@ -62,9 +62,14 @@ def test_compaction_keeps_the_full_history_and_leaves_the_summary_out_of_message
 
 
 def test_sidechains_titles_and_bookkeeping_are_reported():
-    meta = load_one(SESSION).meta
+    """The two sidechain lines are the subagent's own conversation, linked both ways; every line of
+    the file is one conversation's."""
+    session, subagent = load_conversations(str(SESSION))
+    meta = session.meta
     assert meta["format"] == "claude_code" and meta["source"] == str(SESSION)
-    assert meta["sidechain_entries_left_out"] == 2
+    assert meta["subagents"] == [{"conversation": f"{SESSION_ID}:9e8d7c6b", "tool_call_id": None}]
+    assert subagent.meta["parent"] == {"conversation": SESSION_ID, "tool_call_id": None}
+    assert meta["entries"] + subagent.meta["entries"] == len(SESSION.read_text().splitlines()) == 20
     assert meta["title"] == "Fix the add() rounding bug"
     assert meta["skipped"] == {"file-history-snapshot": 1, "system:turn_duration": 1}
     assert meta["omitted"] == {"image": 1}
@@ -89,7 +94,7 @@ def test_a_session_killed_mid_tool_gets_a_marked_result(tmp_path):
     cut = next(i for i, line in enumerate(lines) if '"toolu_04", "type": "tool_result"' in line)
     path = tmp_path / "killed.jsonl"
     path.write_text("\n".join(lines[:cut]) + "\n")
-    conv = load_one(path)
+    conv = load_session(path)
     assert shape(conv)[-2:] == [("assistant", "msg_03", ("toolu_04",)), ("tool", "toolu_04:no-result", "toolu_04")]
     assert conv.messages[-1].content == "[no result recorded]"
     assert conv.meta["repairs"] == ["tool call 'toolu_04' has no result in the log; added [no result recorded]"]
@@ -98,7 +103,7 @@ def test_a_session_killed_mid_tool_gets_a_marked_result(tmp_path):
 def test_forced_format_reads_a_projects_folder(tmp_path):
     (tmp_path / "sessions-index.json").write_text('{"version": 1, "entries": []}')
     (tmp_path / "a.jsonl").write_text(SESSION.read_text())
-    assert [c.id for c in load_conversations(f"claude_code:{tmp_path}")] == [SESSION_ID]
+    assert [c.id for c in load_conversations(f"claude_code:{tmp_path}")] == [SESSION_ID, f"{SESSION_ID}:9e8d7c6b"]
 
 
 def with_lines(tmp_path, extra: dict[int, list[dict]], name: str = "s.jsonl", drop: tuple[int, ...] = ()):
@@ -122,7 +127,7 @@ def queue(operation: str, content: str | None = "also check the docs") -> dict:
 def test_a_queued_message_absorbed_mid_turn_reaches_the_conversation(tmp_path):
     """`remove` = absorbed into the turn in progress (sent with the next request, no user entry)."""
     path = with_lines(tmp_path, {10: [queue("enqueue"), queue("remove")]})
-    conv = load_one(path)
+    conv = load_session(path)
     added = next(i for i, m in enumerate(conv.messages) if m.text == "also check the docs")
     assert conv.messages[added].role == "user" and conv.messages[added - 1].tool_call_id == "toolu_03"
     assert conv.meta["repairs"] == [f"{path}:13: a queued user message reached the model mid-turn (queue-operation "
@@ -133,12 +138,33 @@ def test_a_queued_message_absorbed_mid_turn_reaches_the_conversation(tmp_path):
 def test_queued_messages_that_became_user_entries_or_were_taken_back_are_not_doubled(tmp_path):
     attachment = {"type": "attachment", "uuid": "q-1", "parentUuid": "u-4", "sessionId": SESSION_ID,
                   "attachment": {"type": "queued_command", "prompt": "also check the docs"}}
-    absorbed = load_one(with_lines(tmp_path, {10: [queue("enqueue"), queue("remove"), attachment]}))
+    absorbed = load_session(with_lines(tmp_path, {10: [queue("enqueue"), queue("remove"), attachment]}))
     assert [m.id for m in absorbed.messages if m.text == "also check the docs"] == ["q-1"]
     assert not any("queue-operation" in r for r in absorbed.meta.get("repairs", []))
-    later = load_one(with_lines(tmp_path, {10: [queue("enqueue"), queue("dequeue", None), queue("popAll")]}, "b.jsonl"))
+    later = load_session(with_lines(tmp_path, {10: [queue("enqueue"), queue("dequeue", None), queue("popAll")]}, "b.jsonl"))
     assert not any(m.text == "also check the docs" for m in later.messages)
     assert later.meta["skipped"]["queue-operation:dequeue"] == 1 and "repairs" not in later.meta
+
+
+def test_queued_messages_removed_without_text_are_the_oldest_enqueued(tmp_path):
+    """Since Claude Code 2.0.76 only ``enqueue`` (and ``popAll``) carry the text: a ``remove`` takes
+    the oldest message still queued (claude-code-viewer's QueueOperationEntrySchema lists the
+    fields). Two messages typed while the model worked both reach the conversation, in order."""
+    typed = [queue("enqueue", "also check the docs"), queue("enqueue", "and the changelog")]
+    path = with_lines(tmp_path, {10: [*typed, queue("remove", None), queue("remove", None)]})
+    conv = load_session(path)
+    added = [i for i, m in enumerate(conv.messages) if m.text in ("also check the docs", "and the changelog")]
+    assert [conv.messages[i].text for i in added] == ["also check the docs", "and the changelog"]
+    assert conv.messages[added[0] - 1].tool_call_id == "toolu_03" and added[1] == added[0] + 1
+    assert [r.split(": ", 1)[0] for r in conv.meta["repairs"]] == [f"{path}:14", f"{path}:15"]  # the removes
+    assert conv.meta["skipped"]["queue-operation:enqueue"] == 2
+    taken_back = load_session(with_lines(tmp_path, {10: [typed[0], queue("popAll", None), queue("remove", None)]},
+                                         "c.jsonl"))
+    assert "repairs" not in taken_back.meta and taken_back.meta["skipped"]["queue-operation:remove"] == 1
+    entry = {"type": "user", "uuid": "q-2", "parentUuid": "u-4", "sessionId": SESSION_ID,
+             "message": {"role": "user", "content": "also check the docs"}}
+    own_entry = load_session(with_lines(tmp_path, {10: [typed[0], queue("remove", None), entry]}, "d.jsonl"))
+    assert [m.id for m in own_entry.messages if m.text == "also check the docs"] == ["q-2"]  # not doubled
 
 
 def test_hook_output_and_blank_blocks(tmp_path):
@@ -149,7 +175,7 @@ def test_hook_output_and_blank_blocks(tmp_path):
     blank = {"type": "assistant", "uuid": "a-1b", "parentUuid": "a-1", "sessionId": SESSION_ID,
              "message": {"id": "msg_01", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
                          "content": [{"type": "text", "text": "\n\n"}]}}
-    conv = load_one(with_lines(tmp_path, {10: [hook], 3: [blank]}))
+    conv = load_session(with_lines(tmp_path, {10: [hook], 3: [blank]}))
     assert ("user", "<system-reminder>\nPostToolUse:Edit hook: formatted\n</system-reminder>") in \
         [(m.role, m.text) for m in conv.messages]
     assert conv.messages[1].content == "Let me read the code and the test."
@@ -164,7 +190,7 @@ def test_the_last_record_of_a_message_id_carries_the_calls_output_tokens(tmp_pat
             line["message"]["usage"]["output_tokens"] = tokens  # streaming partials, then the final count
     path = tmp_path / "partials.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    assert call_summary(load_one(path))[0] == (1, 1500, 1200, 0, 300, 80)
+    assert call_summary(load_session(path))[0] == (1, 1500, 1200, 0, 300, 80)
 
 
 def compaction_agent(folder, parent: str, summary: str = "Summary: add() no longer rounds.") -> None:
@@ -188,7 +214,8 @@ def compaction_agent(folder, parent: str, summary: str = "Summary: add() no long
 def test_the_compaction_agents_log_is_part_of_its_session(tmp_path):
     (tmp_path / f"{SESSION_ID}.jsonl").write_text(SESSION.read_text())
     compaction_agent(tmp_path, "u-4")
-    [conv] = load_conversations(str(tmp_path))  # the agent's log is not a conversation of its own
+    conv, _ = load_conversations(str(tmp_path))  # the agent's log is not a conversation of its own
+    assert _.meta["subagent"] and not conv.meta.get("subagent")
     hook = next(i for i, m in enumerate(conv.messages) if "1 warning" in m.text)
     assert conv.messages[hook - 1].tool_call_id == "toolu_03" and conv.messages[hook].id == "h-9"
     [compaction] = conv.meta["compactions"]
@@ -201,7 +228,7 @@ def test_the_compaction_agents_log_is_part_of_its_session(tmp_path):
 def test_a_compaction_the_main_log_lost_is_recovered_from_its_agent(tmp_path):
     main = with_lines(tmp_path, {}, f"{SESSION_ID}.jsonl", drop=(11, 12))  # no boundary, no summary entry
     compaction_agent(tmp_path, "u-4")
-    conv = load_one(main)
+    conv = load_session(main)
     [compaction] = conv.meta["compactions"]
     cut = next(i for i, m in enumerate(conv.messages) if m.tool_call_id == "toolu_03") + 1
     assert conv.messages[cut].id == "h-9"  # the hook after the cut entry was summarised too

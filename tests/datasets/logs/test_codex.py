@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from ctxlab.datasets.logs.deltas import THINKING_LOOP, delta_spans
 from tests.datasets.logs.helpers import CODE, FIXTURES, TEST, call_summary, load_one, shape
 
 ROLLOUT = FIXTURES / "codex" / "rollout-2025-10-29T11-00-00-0199aaaa-1111-7000-8000-000000000001.jsonl"
@@ -39,6 +40,7 @@ def test_prompt_tokens_are_input_tokens_because_openai_input_includes_the_cache(
     assert conv.meta["model"] == "gpt-5-codex"
     # the repeated count after call_C's output is not a second call
     assert conv.meta["skipped"]["event_msg:token_count (no new response)"] == 1
+    assert conv.meta["entries"] == len(ROLLOUT.read_text().splitlines())
 
 
 def test_reasoning_summary_is_thinking_metadata_and_encrypted_is_flagged():
@@ -46,6 +48,27 @@ def test_reasoning_summary_is_thinking_metadata_and_encrypted_is_flagged():
     assert conv.meta["thinking"] == [{"message_id": "m4", "encrypted": True, "text":
                                       "**Reading the code**\n\nI should look at calc.py and the test side by side."}]
     assert conv.messages[4].content is None
+
+
+def test_reasoning_without_encrypted_content_never_reached_a_later_prompt(tmp_path):
+    """Codex resends reasoning items without their id, so only encrypted content (or raw reasoning
+    text) carries reasoning back; a summary alone is display text (codex-rs protocol/src/models.rs).
+    Such a pair is a clean delta; with encrypted reasoning in the loop it is set aside."""
+    assert delta_spans(load_one(ROLLOUT))[0].skipped == THINKING_LOOP
+    lines = [json.loads(line) for line in ROLLOUT.read_text().splitlines()]
+    for line in lines:
+        if line["payload"].get("type") == "reasoning":
+            line["payload"]["encrypted_content"] = None
+    path = tmp_path / "rollout-0.39.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    conv = load_one(path)
+    assert conv.meta["thinking"][0]["resent"] is False and "encrypted" not in conv.meta["thinking"][0]
+    first = delta_spans(conv)[0]
+    assert (first.start, first.end, first.actual, first.skipped, first.thinking) == (4, 7, 200, None, ())
+    lines[6]["payload"]["content"] = [{"type": "reasoning_text", "text": "calc.py first"}]  # raw text is resent
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    raw = load_one(path)
+    assert "resent" not in raw.meta["thinking"][0] and delta_spans(raw)[0].skipped == THINKING_LOOP
 
 
 def test_compaction_index_summary_and_tokens_before_from_the_last_call():

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ctxlab.datasets.logs.deltas import (
+    THINKING_DROPPED,
     THINKING_LOOP,
     THINKING_UNKNOWN,
     delta_spans,
@@ -45,10 +46,39 @@ def test_thinking_is_counted_in_the_span_for_models_that_keep_it():
     kept = delta_spans(with_thinking("claude-opus-4-6", [note]))
     assert kept[0].skipped is None and kept[0].thinking == ("Let me read the file first.",)
     assert all(s.thinking == () for s in kept[1:])
-    stripped = delta_spans(with_thinking("claude-sonnet-4-5", [note]))
-    assert stripped[0].skipped == THINKING_LOOP and stripped[0].thinking == ()
     redacted = delta_spans(with_thinking("claude-opus-4-6", [{**note, "text": "", "redacted": True}]))
     assert redacted[0].skipped == THINKING_UNKNOWN
+
+
+def test_other_models_carry_the_thinking_of_the_turn_in_progress():
+    """Anthropic sends the thinking of the turn in progress back inside a tool-use loop and drops it
+    when a new user turn starts; for other APIs a pair whose turn has thinking is set aside. In the fixture, message 1 calls a tool, 2 is its result, 3 the final
+    answer and 4 the next user turn: spans 1:3 and 3:5."""
+    log = billed_log(8)
+    loop, turn = delta_spans(log)[:2]
+    assert (loop.start, loop.end, turn.start, turn.end) == (1, 3, 3, 5) and log.messages[4].role == "user"
+    note = {"message_id": log.messages[1].id, "text": "Let me read the file first."}
+    spans = delta_spans(with_thinking("claude-sonnet-4-5", [note]))
+    assert spans[0].skipped is None and spans[0].thinking == ("Let me read the file first.",)
+    assert spans[1].skipped == THINKING_DROPPED  # call 3's prompt carried it, call 5's does not
+    answer = delta_spans(with_thinking("claude-sonnet-4-5", [{**note, "message_id": log.messages[3].id}]))
+    assert answer[1].skipped is None and answer[1].thinking == ()  # only the answer thought: stripped with its turn
+    redacted = delta_spans(with_thinking("claude-sonnet-4-5", [{**note, "redacted": True}]))
+    assert redacted[0].skipped == THINKING_UNKNOWN
+    other = delta_spans(with_thinking("gemini-2.5-pro", [note]))  # what other APIs resend is not known here
+    assert other[0].skipped == THINKING_LOOP and other[1].skipped == THINKING_LOOP
+
+
+def test_a_system_reminder_starts_no_turn_and_unsent_reasoning_is_ignored():
+    log = billed_log(8)
+    reminded = list(log.messages)
+    reminded[4] = replace(reminded[4], content="<system-reminder>\nTodo list updated.\n</system-reminder>")
+    note = {"message_id": log.messages[1].id, "text": "Let me read the file first."}
+    meta = {"provider_calls": calls_for(log.messages, model="claude-sonnet-4-5"), "thinking": [note]}
+    spans = delta_spans(Conversation(log.id, tuple(reminded), meta=meta))
+    assert spans[1].skipped is None and spans[1].thinking == ()
+    unsent = delta_spans(with_thinking("gpt-5-codex", [{**note, "resent": False}]))
+    assert unsent[0].skipped is None and unsent[0].thinking == () and unsent[1].skipped is None
 
 
 def test_reasons_are_counted_and_named_when_nothing_is_usable():

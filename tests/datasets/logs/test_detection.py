@@ -19,16 +19,16 @@ from ctxlab.tokens.calibrated import Calibration
 from tests.datasets.logs.helpers import FIXTURES
 
 MIXED = FIXTURES / "mixed"
-MIXED_IDS = ["chat-1", "chat-2", "5b1f0c7e-2d4a-4e8b-9c3f-1a2b3c4d5e6f", "0199aaaa-1111-7000-8000-000000000001",
-             "oh-session-1", "7c2e9a40-5d1b-4f6e-8a3c-2b1d0e9f8a7b", "swe_agent"]
+MIXED_IDS = ["chat-1", "chat-2", "5b1f0c7e-2d4a-4e8b-9c3f-1a2b3c4d5e6f", "5b1f0c7e-2d4a-4e8b-9c3f-1a2b3c4d5e6f:9e8d7c6b",
+             "0199aaaa-1111-7000-8000-000000000001", "oh-session-1", "7c2e9a40-5d1b-4f6e-8a3c-2b1d0e9f8a7b", "swe_agent"]
 
 
 def test_a_mixed_folder_loads_every_log_and_the_plain_records_in_path_order():
     conversations = list(load_conversations(str(MIXED)))
     assert [c.id for c in conversations] == MIXED_IDS
     assert [c.meta.get("format") for c in conversations] == [
-        None, None, "claude_code", "codex", "openhands", "pi", "swe_agent"]
-    assert conversations[4].meta["source"] == str(MIXED / "openhands" / "oh-session-1")
+        None, None, "claude_code", "claude_code", "codex", "openhands", "pi", "swe_agent"]
+    assert conversations[5].meta["source"] == str(MIXED / "openhands" / "oh-session-1")
 
 
 @pytest.mark.parametrize(("name", "first"), [
@@ -100,7 +100,7 @@ def test_a_forced_format_keeps_only_its_files_in_a_folder():
 def test_replay_works_on_a_mixed_folder(tmp_path):
     summary = replay(ReplayConfig([str(MIXED)], ["window_guard", "observation_masking"], [300, 4000], db=str(tmp_path / "r.duckdb"),
                      workers=0, quality=False, estimators=("chars4",)))
-    assert (summary.status, summary.conversations, summary.errors, summary.skips) == ("finished", 7, 0, 0)
+    assert (summary.status, summary.conversations, summary.errors, summary.skips) == ("finished", 8, 0, 0)
 
 
 def test_calibrate_works_on_a_mixed_folder(tmp_path):

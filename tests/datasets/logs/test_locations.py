@@ -71,7 +71,7 @@ def test_an_unknown_agent_names_the_known_ones():
 def test_a_session_loads_through_its_source(home):
     claude = find_sessions("claude_code")[0]
     assert claude.source == f"claude_code:{claude.path}"
-    [conversation] = load_conversations(claude.source)
+    conversation, _subagent = load_conversations(claude.source)  # the fixture writes its subagent inline
     assert conversation.meta["format"] == "claude_code"
     aider = find_sessions("aider", under=home[1])[0]
     assert aider.source == (f"aider:{aider.path}" if "aider" in FORMATS else str(aider.path))
@@ -79,7 +79,7 @@ def test_a_session_loads_through_its_source(home):
 
 def test_the_first_user_line_is_one_printable_line_or_why_not(home, tmp_path):
     claude = find_sessions("claude_code")[0]
-    [conversation] = load_conversations(claude.source)
+    conversation, _subagent = load_conversations(claude.source)  # the fixture writes its subagent inline
     first = next(m.text for m in conversation.messages if m.role == "user")
     assert first_user_line(claude, 1000) == one_line(first) and len(first_user_line(claude, 20)) == 20
     broken = put(tmp_path / "broken.jsonl", 0, text='{"type": "session", "id": "x"}\nnot json\n{}\n')

@@ -149,7 +149,8 @@ def test_format_1_sessions_resend_a_failed_turns_text_without_its_calls(tmp_path
     assert [(m.role, m.text, len(m.tool_calls)) for m in legacy.messages] == [
         ("user", "Fix the colors.", 0), ("assistant", "Aha! The color is a number.", 0),
         ("user", "Go on.", 0), ("assistant", "Done.", 0)]
-    assert "left out the 1 tool call(s) of the aborted assistant message (no id)" in legacy.meta["repairs"][0]
+    assert f"left out the 1 tool call(s) of the aborted assistant message {tmp_path / 'v1.jsonl'}:3:" \
+        in legacy.meta["repairs"][0]  # no entry ids in format 1: the line names it
     assert len(legacy.meta["provider_calls"]) == 3  # every failed call still sent a prompt
     current = load_one(write_session(tmp_path / "v3.jsonl", [header | {"version": 3}, *entries[1:]]))
     assert [m.text for m in current.messages] == ["Fix the colors.", "Go on.", "Done."]

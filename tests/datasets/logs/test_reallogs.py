@@ -6,6 +6,7 @@ folder is a failure with its path, never a skip. A checkout elsewhere (a git wor
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ from ctxlab.tokens.calibrated import OUTLIER_ERROR, CalibratedCounter
 
 REAL = Path(os.environ.get("CTXLAB_REALLOGS") or Path(__file__).resolve().parents[3].parent / "shared" / "reallogs")
 SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
+OTHER = "fa812bfe-b295-4cca-9c2f-fdf01028cb46"
 OPUS = "provider:claude-opus-4-6"
 SEEDS = ("chars4", "chars2", "chars3", "ascii_cjk")
 
@@ -41,10 +43,18 @@ def mape(counter, pairs) -> float:
     return float(np.mean([abs(estimate_span(counter, c, s) - s.actual) / s.actual for c, s in pairs]))
 
 
-def test_the_claude_code_folder_is_two_conversations_with_what_the_model_saw(claude):
-    """The compaction agent's log is not a conversation: it gives the main session the hook output
-    the main log left out and the compaction's own log."""
-    assert sorted(claude) == [SESSION, f"{SESSION}:a2898e3"]
+def test_the_claude_code_folder_is_every_session_and_subagent_with_what_the_model_saw(claude):
+    """One conversation per session and subagent (the README's table); the compaction agents' logs
+    are not conversations: they give their sessions the hook output the main log left out and the
+    compaction's own log."""
+    assert sorted(claude) == sorted([
+        SESSION, f"{SESSION}:a2898e3", OTHER, f"{OTHER}:a93ccab", f"{OTHER}:aa84377",
+        "1af7fc5e-8455-4414-9ccd-011d40f70b2a", "e9f146fa-3b20-48d0-9be4-d99ca901cae4",
+        "b162b1ae-97bc-475f-9b5f-ffbf55ca5b3f", "55604662-cf2a-4331-851a-ec234028f8ca",
+        "491e126e-1e71-469c-ade2-fcc8af567c74"])
+    for path in sorted((REAL / "claude_code").glob("*.jsonl")):  # every line is one conversation's
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert sum(c.meta["entries"] for c in claude.values() if Path(c.meta["source"]).name == path.name) == lines
     main = claude[SESSION]
     assert len(main.meta["provider_calls"]) == 139  # distinct message ids (the README's count)
     assert sum(len(m.tool_calls) for m in main.messages) == 150
@@ -106,9 +116,18 @@ def test_openhands_edits_are_what_the_model_received(real):
 
 
 def test_swe_agent_keeps_the_history_it_sent(real):
-    """Summing the full history per call with cl100k_base gives the tokens the runs report as sent."""
+    """Summing the full history per call with cl100k_base gives the tokens the runs report as sent;
+    the replayed demonstration reports none and says so."""
     cl100k = get_counter("cl100k_base")
-    for conv in load_conversations(str(real / "swe_agent")):
+    convs = {c.id: c for c in load_conversations(str(real / "swe_agent"))}
+    replay = convs.pop("marshmallow-code__marshmallow-1867")
+    assert Counter(m.role for m in replay.messages) == {"system": 1, "user": 1, "assistant": 13, "tool": 13}
+    assert sum(len(m.tool_calls) for m in replay.messages) == 13 and replay.meta["model"] == "replay"
+    assert "usage_total" not in replay.meta and replay.meta["notes"] == [
+        "no token usage: model_stats reports 0 tokens for 13 calls (model 'replay': scripted actions, no provider "
+        "was called)"]
+    assert sorted(convs) == ["pydicom__pydicom-1458", "swe-agent__test-repo-i1"]
+    for conv in convs.values():
         history = conv.messages
         assistants = [i for i, m in enumerate(history) if m.role == "assistant"]
         sent = sum(cl100k.count_messages(history[:i]) for i in assistants)

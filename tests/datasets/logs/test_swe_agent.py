@@ -70,3 +70,20 @@ def test_the_model_comes_from_the_run_folder_when_the_trajectory_has_no_config(t
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "x.traj").write_text(json.dumps(data))
     assert "model" not in load_one(tmp_path / "plain" / "x.traj").meta
+
+
+def test_a_run_reporting_calls_but_no_tokens_has_a_note_not_a_usage(tmp_path):
+    """A demonstration replayed with SWE-agent's ``replay`` model calls no provider: 0 tokens is no
+    measurement, so there is no ``usage_total`` to mislead a cost check, and a note says why."""
+    traj = json.loads(TRAJ.read_text())
+    traj["info"]["model_stats"].update(tokens_sent=0, tokens_received=0, instance_cost=0)
+    path = tmp_path / "zero.traj"
+    path.write_text(json.dumps(traj))
+    meta = load_one(path).meta
+    assert "usage_total" not in meta
+    assert meta["notes"] == ["no token usage: model_stats reports 0 tokens for 3 calls"]
+    config = json.loads(traj["replay_config"])
+    config["agent"]["model"]["name"] = "replay"
+    traj["replay_config"] = json.dumps(config)
+    path.write_text(json.dumps(traj))
+    assert load_one(path).meta["notes"][0].endswith("(model 'replay': scripted actions, no provider was called)")

@@ -1,0 +1,256 @@
+"""Reading the entries of one Claude Code conversation, in order, into a `LogBuilder`.
+
+`ctxlab.datasets.logs.claude_code` documents the format and what is added back; this module holds
+the entry handlers: responses split over several entries merged, tool results, compactions, queued
+messages, the todo list Claude Code resends, and hook output the compaction agent's log shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ctxlab.datasets.logs.builder import LogBuilder
+from ctxlab.datasets.logs.claude_compact import CompactionLog, compaction_logs
+from ctxlab.datasets.logs.claude_context import rendered_input, todo_reminder
+from ctxlab.datasets.logs.claude_units import Entry, Unit
+from ctxlab.datasets.logs.common import LogError, LogSource, TokenUsage, as_int, epoch, field, tool_call
+
+
+class EntryReader:
+    """Reads entries in order; `group` is the assistant message of the API response being read, and
+    `history` is set while a resumed session's earlier history is read (its calls are not this
+    conversation's)."""
+
+    def __init__(self, b: LogBuilder, entries: list[Entry]):
+        self.b = b
+        self.group: dict[str, Any] | None = None
+        self.group_key: Any = None
+        self.history = False
+        self.boundary: dict[str, Any] | None = None  # the compaction whose summary comes next
+        self.blank_blocks = 0
+        self.uuids = {e.get("uuid") for _, e in entries}
+        self.hooks: dict[str, list] = {}
+        self.produced: dict[str, dict[str, Any]] = {}  # a main entry's uuid -> the last message it made
+        self.attached = {_queued(e) for _, e in entries if _queued(e)}  # queued prompts logged as attachments
+        self.typed = {_typed(e) for _, e in entries if _typed(e)}  # prompts with a user entry of their own
+        self.queued: list[str] = []  # enqueued, not yet taken
+        self.reminders: list[tuple[str, str, Any]] = []  # todo lists to send with the next request
+        self.todo_lists: list[str] = []  # the lines whose todo list was added
+
+    def load_compaction_logs(self, source: LogSource) -> list[CompactionLog]:
+        logs, notes = compaction_logs(source.path)
+        self.b.repairs.extend(notes)
+        for log in logs:
+            for parent, hooks in log.hooks.items():
+                self.hooks.setdefault(parent, []).extend(h for h in hooks if h.uuid not in self.uuids)
+        return logs
+
+    def read(self, where: str, item: Mapping[str, Any]) -> None:
+        kind = str(item.get("type"))
+        handler = {"user": self.user, "assistant": self.assistant, "system": self.system,
+                   "queue-operation": self.queue, "attachment": self.attachment}.get(kind)
+        before = self.b.position()
+        if handler is not None:
+            handler(where, item)
+        elif kind == "summary":
+            self.b.meta["title"] = item.get("summary")
+        else:
+            self.skip(kind)
+        if self.b.position() > before and item.get("uuid"):
+            self.produced[str(item["uuid"])] = self.b.messages[-1]
+        self._hooks_after(str(item.get("uuid")))
+
+    def skip(self, kind: str) -> None:
+        """Count a line with no place in the conversation (a resumed history's lines are counted
+        with their own session)."""
+        if not self.history:
+            self.b.skip(kind)
+
+    def add_user(self, text: str, msg_id: Any, timestamp: Any) -> dict[str, Any]:
+        """A user message the model got before the next request (the todo lists owed go first)."""
+        self.send_reminders()
+        self.group = None
+        return self.b.add("user", text, msg_id=msg_id, timestamp=epoch(timestamp))
+
+    def queue(self, where: str, item: Mapping[str, Any]) -> None:
+        """A message typed while the model worked is logged by ``enqueue`` (its text). ``remove``
+        means it was absorbed into the turn in progress: sent with the next request, with no user
+        entry of its own unless an attachment (or a user entry with that text) logs it; since Claude
+        Code 2.0.76 a ``remove`` line
+        carries no text, so the oldest enqueued one is meant. ``dequeue`` ends in an ordinary user
+        entry, ``popAll`` takes the queue back to the input: nothing is added for them."""
+        operation, text = item.get("operation"), self.b.text(item.get("content"))
+        if operation == "enqueue" and text and text.strip():
+            self.queued.append(text)
+        elif operation in ("dequeue", "remove") and self.queued:
+            text = self._take(text)
+        elif operation == "popAll":
+            self.queued.clear()
+        if operation != "remove" or not text or not text.strip() or text in self.attached or text in self.typed:
+            self.skip(f"queue-operation:{operation}")
+            return
+        self.add_user(text, item.get("uuid") or f"queued@{where}", item.get("timestamp"))
+        self.b.repairs.append(f"{where}: a queued user message reached the model mid-turn (queue-operation remove) "
+                              "but has no user entry; added it as a user message")
+
+    def _take(self, text: str | None) -> str:
+        """The queued message a ``dequeue``/``remove`` takes: the one it names, else the oldest."""
+        if text:
+            if text in self.queued:
+                self.queued.remove(text)
+            return text
+        return self.queued.pop(0)
+
+    def attachment(self, where: str, item: Mapping[str, Any]) -> None:
+        """A ``queued_command`` attachment is the queued message as the model got it."""
+        text = _queued(item)
+        if not text:
+            kind = item.get("attachment", {}).get("type") if isinstance(item.get("attachment"), Mapping) else None
+            self.skip(f"attachment:{kind}" if kind else "attachment")
+            return
+        self.add_user(text, item.get("uuid"), item.get("timestamp"))
+
+    def _hooks_after(self, uuid: str) -> None:
+        for hook in self.hooks.pop(uuid, ()):
+            self.add_user(hook.text, hook.uuid, hook.timestamp)
+            self.b.repairs.append(f"{hook.where}: hook output the model saw after main entry {uuid} (isMeta, "
+                                  "logged only by the compaction agent); added as a user message")
+
+    def send_reminders(self) -> None:
+        """The todo lists owed since the last request, as the user message Claude Code sends them in."""
+        reminders, self.reminders = self.reminders, []
+        for where, text, timestamp in reminders:
+            self.group = None
+            self.b.add("user", text, msg_id=f"todo@{where}", timestamp=epoch(timestamp))
+            self.todo_lists.append(where.rsplit(":", 1)[-1])
+
+    def finish(self, unit: Unit) -> None:
+        """Add what is owed and the session's cwd and version to meta."""
+        self.send_reminders()
+        if self.todo_lists:
+            self.b.repairs.append(f"added the todo list Claude Code <1.0.98 sends after each TodoWrite, {len(self.todo_lists)} "
+                                  f"time(s) (a system-reminder in ctxlab's wording, the list from toolUseResult; lines "
+                                  f"{', '.join(self.todo_lists)})")
+        if self.blank_blocks:
+            self.b.repairs.append(f"dropped {self.blank_blocks} whitespace-only text block(s): not content (the API "
+                                  "refuses them, so Claude Code never resends them)")
+        own = [e for _, e in unit.entries[unit.history:]]
+        for key in ("cwd", "version"):
+            value = next((e[key] for e in own if e.get(key)), None)
+            if value:
+                self.b.meta[key] = value
+
+    def assistant(self, where: str, item: Mapping[str, Any]) -> None:
+        message = _message(item, where)
+        key = message.get("id") or item.get("uuid") or object()
+        if self.group is None or key != self.group_key:
+            self.send_reminders()
+            self.group = self.b.add("assistant", None, msg_id=message.get("id") or item.get("uuid"),
+                                    timestamp=epoch(item.get("timestamp")))
+            self.group_key = key
+        for block in _blocks(message, where):
+            self._assistant_block(block, where)
+        usage = field(message, "usage", Mapping, where)
+        if usage and not self.history:  # every entry of a response repeats its usage: keyed, so it counts once
+            self.b.call(self.group, message.get("model"), _usage(usage), key=key)
+
+    def _assistant_block(self, block: Any, where: str) -> None:
+        group, kind = self.group, block.get("type") if isinstance(block, Mapping) else None
+        assert group is not None
+        if kind == "tool_use":
+            call = tool_call(_required(block, "id", where), block.get("name"), rendered_input(block.get("input")))
+            if all(c["id"] != call["id"] for c in group["tool_calls"]):  # a re-logged block counts once
+                group["tool_calls"].append(call)
+        elif kind == "thinking":
+            self.b.think(group, block.get("thinking"))
+        elif kind == "redacted_thinking":
+            self.b.think(group, "", redacted=True)
+        elif _blank(block):
+            self.blank_blocks += 1
+        else:
+            self.b.append_text(group, self.b.part_text(block))
+
+    def user(self, where: str, item: Mapping[str, Any]) -> None:
+        blocks, timestamp = _blocks(_message(item, where), where), item.get("timestamp")
+        if item.get("isCompactSummary"):
+            self._compact_summary("\n".join(t for t in map(self.b.part_text, blocks) if t))
+            return
+        texts = []
+        for block in blocks:
+            if isinstance(block, Mapping) and block.get("type") == "tool_result":
+                call_id = _required(block, "tool_use_id", where)
+                self.b.add("tool", self.b.text(block.get("content")) or "", msg_id=call_id, tool_call_id=call_id,
+                           timestamp=epoch(timestamp))
+                reminder = todo_reminder(item.get("toolUseResult"), item.get("version"))
+                if reminder:
+                    self.reminders.append((where, reminder, timestamp))
+            elif _blank(block):
+                self.blank_blocks += 1
+            else:
+                texts.append(self.b.part_text(block))
+        if texts or not blocks:
+            self.add_user("\n".join(t for t in texts if t), item.get("uuid"), timestamp)
+
+    def system(self, where: str, item: Mapping[str, Any]) -> None:
+        if item.get("subtype") != "compact_boundary":
+            self.skip(f"system:{item.get('subtype')}")
+            return
+        metadata = field(item, "compactMetadata", Mapping, where) or {}
+        self.boundary = self.b.compaction(None, metadata.get("preTokens"), trigger=metadata.get("trigger"))
+        self.group = None
+
+    def _compact_summary(self, text: str) -> None:
+        """The summary Claude Code continued from: it belongs to the boundary before it, not to messages."""
+        if self.boundary is not None and self.boundary["summary"] is None:
+            self.boundary["summary"] = text
+        else:
+            self.b.compaction(text, None)
+        self.boundary = None
+
+
+def _blank(block: Any) -> bool:
+    return isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str) \
+        and not block["text"].strip()
+
+
+def _queued(item: Mapping[str, Any]) -> str | None:
+    """The prompt of a ``queued_command`` attachment entry (None for anything else)."""
+    attached = item.get("attachment") if item.get("type") == "attachment" else None
+    prompt = attached.get("prompt") if isinstance(attached, Mapping) and attached.get("type") == "queued_command" \
+        else None
+    return prompt if isinstance(prompt, str) and prompt.strip() else None
+
+
+def _typed(item: Mapping[str, Any]) -> str | None:
+    """The text of a user entry written as a plain string (how a typed prompt is logged)."""
+    message = item.get("message") if item.get("type") == "user" else None
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return content if isinstance(content, str) and content.strip() else None
+
+
+def _message(item: Mapping[str, Any], where: str) -> Mapping[str, Any]:
+    message = field(item, "message", Mapping, where)
+    if message is None:
+        raise LogError(f"{item.get('type')} entry has no 'message'", where)
+    return message
+
+
+def _blocks(message: Mapping[str, Any], where: str) -> list[Any]:
+    content = field(message, "content", (str, list), where)
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content or []
+
+
+def _required(block: Mapping[str, Any], key: str, where: str) -> str:
+    value = block.get(key)
+    if not isinstance(value, str) or not value:
+        raise LogError(f"{block.get('type')} block has no {key!r}", where)
+    return value
+
+
+def _usage(usage: Mapping[str, Any]) -> TokenUsage:
+    """Anthropic usage: `input_tokens` excludes the cache reads and writes."""
+    return TokenUsage(as_int(usage.get("input_tokens")), as_int(usage.get("cache_read_input_tokens")),
+                      as_int(usage.get("cache_creation_input_tokens")), as_int(usage.get("output_tokens")))
