@@ -112,8 +112,10 @@ def test_terminal_messages_thoughts_and_parts(tmp_path):
         {"message_id": "g1", "text": "Reading\nLook at calc.py first.", "call_thoughts_tokens": 300},
         {"message_id": "g2", "text": "", "redacted": True, "call_thoughts_tokens": 50}]
     assert [c["output_tokens"] for c in conv.meta["provider_calls"]] == [320, 55]  # thoughts are output
-    # the later prompt carries the thinking of the tool loop, whose size the summaries do not tell
-    assert delta_spans(conv)[0].skipped == "thinking in the prompt (a tool-use loop sends it back)"
+    # the later prompt carries the thinking of the tool loop (thought signatures), whose size the
+    # summaries do not tell but the call's thoughts count does
+    span, = delta_spans(conv)
+    assert (span.skipped, span.actual, span.thinking_tokens, span.thinking) == (None, 400, 300, ())
 
 
 def test_subagent_sessions_and_bad_lines(tmp_path):
