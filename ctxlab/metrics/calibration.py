@@ -47,6 +47,10 @@ class Observations(NamedTuple):
         """What the features must explain: each count less its known part."""
         return [a - k for a, k in zip(self.actual, self.known, strict=True)]
 
+    def part(self, chosen: slice) -> Observations:
+        """The observations `chosen` selects, every field alike (a split by time, a fold)."""
+        return Observations(*(field[chosen] for field in self))
+
 
 class Comparison(NamedTuple):
     """MAPE (%) per estimator on the same deltas; the new calibration's in-sample and held out."""
