@@ -42,6 +42,10 @@ def test_every_real_log_file_is_a_row_that_loads_or_says_why_not():
         "can replay it, calibration and pricing have nothing to use"}
     assert rows["claude_code/claude_code.jsonl"].reason().endswith(
         "resumes session e9f146fa-3b20-48d0-9be4-d99ca901cae4: starts with that session's history")
+    assert rows["claude_code/subagent.jsonl"].reason() == (
+        "subagent afb92ff's own log (subagent/subagents/agent-afb92ff.jsonl) is not beside this file: its conversation "
+        "is not imported; the 19 agent_progress lines that copy its messages here for the UI are left out; 1 subagent "
+        "conversation(s): 491e126e-1e71-469c-ade2-fcc8af567c74:afb92ff")
     gemini = rows["gemini_cli/test_conversation_gemini.json"]
     assert gemini.usable_share == 1 and gemini.reason() == ""  # the thinking counted at its recorded size
 
