@@ -145,6 +145,12 @@ def test_recorded_responses_are_refused_in_one_line_and_their_usage_read(tmp_pat
                               "calls, 100 prompt and 20 output tokens; gemini_responses.responses_usage reads them)")
     assert [tuple(u)[1:] for u in responses_usage(path)] == [("generateContentStream", 100, 64, 5, 15, 120),
                                                             ("countTokens", 0, 0, 0, 0, 0)]
+    # In a folder (gemini-cli's integration-tests/ keeps them beside other files) it is a recorded skip,
+    # even strictly: the folder's conversations still load.
+    write(tmp_path, [HEAD, *messages()])
+    skips: list[tuple[str, str]] = []
+    conv, = load_conversations(str(tmp_path), on_skip=lambda where, reason: skips.append((where, reason)))
+    assert conv.id == "s-1" and skips == [(str(path), str(err.value).removeprefix(f"{path}: "))]
 
 
 def test_what_newer_files_hold_context_null_tokens_and_a_torn_last_write(tmp_path):
