@@ -49,7 +49,8 @@ class Observations(NamedTuple):
 
     def part(self, chosen: slice) -> Observations:
         """The observations `chosen` selects, every field alike (a split by time, a fold)."""
-        return Observations(*(field[chosen] for field in self))
+        return Observations(self.pairs[chosen], self.rows[chosen], self.actual[chosen], self.labels[chosen],
+                            self.known[chosen])
 
 
 class Comparison(NamedTuple):
