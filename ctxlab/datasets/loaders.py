@@ -77,7 +77,7 @@ def _conversations(source: Resolved, strict: bool, on_skip: OnSkip | None) -> It
         else:
             _log.warning("skipped %s: %s", raw.where, reason)
     if known:
-        _log.warning("skipped %d records with known defects (%s); pass on_skip to list them",
+        _log.warning("skipped %d records known to be unusable (%s); pass on_skip to list them",
                      known.total(), ", ".join(f"{n} {reason}" for reason, n in known.items()))
 
 
