@@ -90,6 +90,19 @@ def billed_log(seed: int, rounds: int = 10, *, hidden: int = HIDDEN_SYSTEM, meta
                               "provider_calls": calls_for(messages, hidden=hidden), **extra})
 
 
+def opaque_thinking_log(seed: int) -> Conversation:
+    """A billed log of an API that resends thinking as opaque pieces (Gemini's thought signatures):
+    every assistant message with tool calls thought `size` tokens, recorded only as a count, and
+    every later prompt carries them."""
+    log = billed_log(seed)
+    sizes = {m.id: 40 + 97 * i % 900 for i, m in enumerate(log.messages) if m.tool_calls}
+    calls = calls_for(log.messages, model="gemini-2.5-pro")
+    for call in calls:
+        call["prompt_tokens"] += sum(sizes.get(m.id, 0) for m in log.messages[:call["index"]])
+    thinking = [{"message_id": k, "text": "Planning\nRead the file.", "call_thoughts_tokens": v} for k, v in sizes.items()]
+    return Conversation(log.id, log.messages, meta={"provider_calls": calls, "thinking": thinking})
+
+
 def agent_summary(messages: Sequence[Message]) -> str:
     """A plausible agent summary of `messages` (a few hundred tokens, like a real one): the goal,
     each tool call it made, and where the work stands."""

@@ -3,8 +3,9 @@
 Each file (an OpenHands event folder counts as one) is loaded on its own, never strictly, so one
 refused log does not stop the others: a refused file is a row with the loader's one-line reason.
 A file's numbers add up its sessions' fidelity reports (`ctxlab.metrics.fidelity`): provider
-calls, usable deltas, repairs, and the entries its importer counted and left out. A file is
-replayable when one of its conversations has a user and an assistant message.
+calls, usable deltas, repairs, and the entries its importer counted and left out; its note adds
+the import's notes (a run with no usage, a subagent's session). A file is replayable when one of its
+conversations has a user and an assistant message.
 """
 
 from __future__ import annotations
@@ -61,13 +62,19 @@ class FileCheck(NamedTuple):
         return self.total("usable") / pairs if pairs else None
 
     def reason(self) -> str:
-        """One line: why the file was refused, why few of its deltas are usable, or what it lacks."""
+        """One line: why the file was refused, or why few of its deltas are usable or what it lacks,
+        then its import's notes (`Fidelity.notes`, each once)."""
         if self.refused:
             where, reason = self.refused[0]
             more = f" (and {len(self.refused) - 1} more refused)" if len(self.refused) > 1 else ""
             return f"{where}: {reason}{more}" if where else f"{reason}{more}"
         if not self.reports:
             return self.note or "no conversations"
+        notes = dict.fromkeys(n for r in self.reports for n in r.notes)
+        return "; ".join(n for n in (self._deltas(), *notes) if n)
+
+    def _deltas(self) -> str:
+        """Why few of the file's deltas are usable, or that it records no per-call usage ("" if neither)."""
         share = self.usable_share
         if share is not None and share < USABLE_SHARE:
             unusable = Counter[str]()

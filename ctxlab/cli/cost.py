@@ -4,6 +4,7 @@ predicts them. Parses, calls `ctxlab.cost`, prints."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Annotated
 
 import typer
@@ -13,7 +14,7 @@ from rich.markup import escape
 from ctxlab.cli.app import command
 from ctxlab.cli.data import Limit, SkipInvalid, _load, _numeric_table, _print_skips, _progress, _Skips, console
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
-from ctxlab.cost import CallCost, SessionCheck, Unpriced, check_logs, combined, price_model
+from ctxlab.cost import ESTIMATED, CallCost, SessionCheck, Unpriced, check_logs, combined, price_model
 from ctxlab.errors import CtxlabError
 
 
@@ -55,6 +56,7 @@ def cost(
         return
     _print_sessions([*checks, combined(checks)] if len(checks) > 1 else checks)
     _print_aliases(checks)
+    _print_estimated(checks)
     _print_unpriced(unpriced)
     _print_worst(checks, worst)
     _print_skips(skips)
@@ -64,6 +66,16 @@ def _print_aliases(checks: list[SessionCheck]) -> None:
     """One line per model priced under another entry of litellm's map."""
     for alias in dict.fromkeys(c.alias for c in checks if c.alias is not None):
         console().print(f"Note: {alias.describe()}.", markup=False)
+
+
+def _print_estimated(checks: list[SessionCheck]) -> None:
+    """One line per reason some calls' counts are estimates: priced, not checked."""
+    reasons = Counter(c.estimated for s in checks for c in s.calls if c.estimated)
+    for reason, n in reasons.items():
+        sessions = sum(any(c.estimated == reason for c in s.calls) for s in checks)
+        console().print(f"Note: {n:,} call(s) in {sessions:,} session(s) record counts that are not the provider's "
+                        f"({reason}): priced from those counts as estimates, left out of the cache-read checks "
+                        "(read match, misses, hits).", markup=False)
 
 
 def _print_unpriced(unpriced: list[Unpriced], stderr: bool = False) -> None:
@@ -78,13 +90,13 @@ def _print_unpriced(unpriced: list[Unpriced], stderr: bool = False) -> None:
 
 def _print_sessions(checks: list[SessionCheck]) -> None:
     table = _numeric_table("Recorded / predicted per session (predicted from the recorded prompt sizes)",
-                           "session", "model", "calls", "read match", "input", "cache read", "cache write",
-                           "USD", "misses", "unexpected hits")
+                           "session", "model", "calls", "estimated", "read match", "input", "cache read",
+                           "cache write", "USD", "misses", "unexpected hits")
     table.columns[0].overflow = "fold"  # a subagent's id differs from its session's at the end
     for check in checks:
         recorded, predicted = check.recorded, check.predicted
         table.add_row(escape(check.session), escape(check.model), f"{len(check.calls):,}",
-                      _pct(check.cache_read_match_rate), *_pairs(recorded, predicted),
+                      f"{check.count(ESTIMATED):,}", _pct(check.cache_read_match_rate), *_pairs(recorded, predicted),
                       f"{check.count('unexplained miss'):,}", f"{check.count('unexpected hit'):,}")
     console().print(table)
 
@@ -96,7 +108,7 @@ def _pairs(recorded: CallCost, predicted: CallCost) -> list[str]:
 
 
 def _print_worst(checks: list[SessionCheck], worst: int) -> None:
-    rows = sorted(((s.session, c) for s in checks for c in s.calls if not c.matches),
+    rows = sorted(((s.session, c) for s in checks for c in s.checked if not c.matches),
                   key=lambda row: -abs(row[1].read_error))[:max(worst, 0)]
     if not rows:
         return

@@ -24,13 +24,13 @@ from ctxlab.cost.calls import (
     price_prompts,
     total,
 )
-from ctxlab.cost.checks import CallCheck, SessionCheck, combined
+from ctxlab.cost.checks import ESTIMATED, CallCheck, SessionCheck, combined
 from ctxlab.cost.logs import Unpriced, check_logs, check_session
 from ctxlab.cost.prices import PriceModel, Prices, Rates, UnknownModelError, get_prices, price_model
 from ctxlab.cost.split import Match, Split, split
 from ctxlab.cost.summaries import price_summary, price_usage
 
-__all__ = ["Alias", "CacheModel", "CacheState", "CallCheck", "CallCost", "Match", "Observation", "PriceModel",
+__all__ = ["ESTIMATED", "Alias", "CacheModel", "CacheState", "CallCheck", "CallCost", "Match", "Observation", "PriceModel",
            "Prices", "Prompt", "Rates", "SessionCheck", "SessionCost", "Split", "UnknownModelError", "Unpriced",
            "bill", "check_logs", "check_session", "combined", "default_cache_model", "find_alias", "get_prices",
            "observe", "price_call", "price_model", "price_prompts", "price_summary", "price_usage", "provider_family",

@@ -11,6 +11,7 @@ from ctxlab.cost.calls import CallCost, total
 
 READ_TOLERANCE_SHARE = 0.02
 READ_TOLERANCE_TOKENS = 64
+ESTIMATED = "estimated"  # the verdict of a call whose counts are the agent's estimate, not the provider's
 
 
 class CallCheck(NamedTuple):
@@ -21,6 +22,9 @@ class CallCheck(NamedTuple):
         model: the model the call ran on.
         gap_s: seconds since the previous call of the same model (None if unknown or first).
         recorded, predicted: the call billed as the provider recorded it and as predicted.
+        estimated: why the log's counts are not the provider's (the call's ``estimated``: Aider's
+            own rounded estimates), None when they are. Such a call is priced from those counts
+            but never checked: its cache split is not the provider's to compare with.
     """
 
     index: int  # type: ignore[assignment]  # a field named index shadows tuple.index, on purpose
@@ -28,6 +32,12 @@ class CallCheck(NamedTuple):
     gap_s: float | None
     recorded: CallCost
     predicted: CallCost
+    estimated: str | None = None
+
+    @property
+    def checked(self) -> bool:
+        """Whether the recorded counts are the provider's, so the cache read can be checked."""
+        return self.estimated is None
 
     @property
     def read_error(self) -> int:
@@ -43,7 +53,9 @@ class CallCheck(NamedTuple):
     def verdict(self) -> str:
         """``match``; ``unexplained miss`` (the provider read less than predicted: early eviction, or
         a change the log does not show); ``unexpected hit`` (it read more: a cache another session
-        or an unseen call wrote)."""
+        or an unseen call wrote); ``estimated`` (counts not the provider's: not checked)."""
+        if not self.checked:
+            return ESTIMATED
         if self.matches:
             return "match"
         return "unexplained miss" if self.read_error > 0 else "unexpected hit"
@@ -67,20 +79,26 @@ class SessionCheck(NamedTuple):
         return total(c.predicted for c in self.calls)
 
     @property
+    def checked(self) -> tuple[CallCheck, ...]:
+        """The calls whose counts are the provider's (the estimated ones left out)."""
+        return tuple(c for c in self.calls if c.checked)
+
+    @property
     def cache_read_match_rate(self) -> float | None:
-        """Share of calls whose predicted cache read matches the recorded one (None: no calls)."""
-        return sum(c.matches for c in self.calls) / len(self.calls) if self.calls else None
+        """Share of checked calls whose predicted cache read matches the recorded one (None: none)."""
+        checked = self.checked
+        return sum(c.matches for c in checked) / len(checked) if checked else None
 
     def count(self, verdict: str) -> int:
         return sum(c.verdict == verdict for c in self.calls)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form of ``ctxlab cost --json`` (mismatching calls listed, worst first)."""
-        worst = sorted((c for c in self.calls if not c.matches), key=lambda c: -abs(c.read_error))
+        worst = sorted((c for c in self.checked if not c.matches), key=lambda c: -abs(c.read_error))
         return {"session": self.session, "model": self.model,
                 "priced_as": None if self.alias is None else self.alias.entry, "calls": len(self.calls),
                 "recorded": _tokens_json(self.recorded), "predicted": _tokens_json(self.predicted),
-                "cache_read_match_rate": self.cache_read_match_rate,
+                "estimated_calls": self.count(ESTIMATED), "cache_read_match_rate": self.cache_read_match_rate,
                 "unexplained_misses": self.count("unexplained miss"), "unexpected_hits": self.count("unexpected hit"),
                 "mismatches": [_call_json(c) for c in worst]}
 

@@ -6,7 +6,8 @@ prediction uses the recorded prompt sizes, so it tests the cache model, not a to
 previous call's whole prompt is cached when its messages are a prefix of this call's (no
 compaction between them, ``meta.compactions[].at``); otherwise only the system part the log shows
 (tools and leading system messages, counted) can be. A call's time is that of the last message
-of its prompt.
+of its prompt. A call whose counts the log marks ``estimated`` (not the provider's: Aider's) is
+priced from them and flagged, never checked (`CallCheck.checked`).
 """
 
 from __future__ import annotations
@@ -113,8 +114,10 @@ def _check(pm: PriceModel, call: Mapping[str, Any], model: str, match: Match | N
     output = _count(call, "output_tokens")
     billed = Split(_count(call, "input_tokens"), _count(call, "cache_read_tokens"), _count(call, "cache_write_tokens"))
     predicted = split(pm.cache, call["prompt_tokens"], match)
+    estimated = call.get("estimated")
     return CallCheck(call["index"], model, None if match is None else match.gap_s,
-                     CallCost.of(pm, billed, output), CallCost.of(pm, predicted, output))
+                     CallCost.of(pm, billed, output), CallCost.of(pm, predicted, output),
+                     str(estimated) if estimated else None)
 
 
 def _system_tokens(conversation: Conversation, counter: TokenCounter) -> int:

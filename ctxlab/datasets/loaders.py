@@ -34,7 +34,8 @@ def load_conversations(source: Source | Resolved | Iterable[Source | Resolved], 
             resolved (`ctxlab.datasets.sources.resolve`), or a list of these.
         strict: raise on the first bad record; when False, skip it and report it.
         on_skip: called as ``on_skip(where, reason)`` for every skipped record (also for a
-            named dataset's known defects, which are skipped even when strict).
+            named dataset's known defects and, in a folder, a log that holds no conversation by
+            design, such as gemini-cli recorded responses: these are skipped even when strict).
         limit: stop after this many conversations in total.
 
     Returns:
@@ -76,7 +77,7 @@ def _conversations(source: Resolved, strict: bool, on_skip: OnSkip | None) -> It
         else:
             _log.warning("skipped %s: %s", raw.where, reason)
     if known:
-        _log.warning("skipped %d records with known defects (%s); pass on_skip to list them",
+        _log.warning("skipped %d records known to be unusable (%s); pass on_skip to list them",
                      known.total(), ", ".join(f"{n} {reason}" for reason, n in known.items()))
 
 

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ctxlab.datasets.logs import split_format
+from ctxlab.datasets.logs import holds_no_conversation, split_format
 from ctxlab.datasets.paths import plan_path, read_plan
 from ctxlab.datasets.readers import Raw, drop_nulls, folder_files, read_json
 from ctxlab.errors import CtxlabError, UnknownNameError
@@ -52,7 +52,8 @@ class Resolved(NamedTuple):
     Attributes:
         records: a fresh iterator of the source's raw records on every call.
         info: name, kind, location and fingerprint (computed when first asked).
-        known_defect: whether a skip reason is one of a named dataset's documented defects.
+        known_defect: whether a skip reason is one of a named dataset's documented defects, or (in a
+            folder) says a file is a log that holds no conversation by design.
     """
 
     records: Callable[[], Iterator[Raw]]
@@ -134,7 +135,9 @@ def resolve(source: str | os.PathLike[str]) -> Resolved:
         raise CtxlabError(f"no such file or folder: {text} (a source is a path, <log format>:<path>, "
                           "sample:<name>, hf:<dataset>[:<split>] or sharegpt)")
     plan = plan_path(path, display, fmt)  # raises now on an unsupported type or an empty folder
-    return Resolved(lambda: read_plan(plan, path, display, fmt), lambda: _path_info(path, plan.files, kind))
+    # In a folder, a log that holds no conversation by design is skipped (and reported), even strictly.
+    expected = holds_no_conversation if path.is_dir() else (lambda reason: False)
+    return Resolved(lambda: read_plan(plan, path, display, fmt), lambda: _path_info(path, plan.files, kind), expected)
 
 
 def describe_source(source: str | os.PathLike[str] | list[Any] | tuple[Any, ...]) -> SourceInfo:

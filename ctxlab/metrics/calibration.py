@@ -2,7 +2,9 @@
 
 Each usable delta of the agent logs (`ctxlab.datasets.logs.deltas`) is one observation whose
 features are those of its messages and of the thinking its later prompt carries
-(`ctxlab.tokens.calibrated.span_features`). Real logs hold deltas that no model of the messages can
+(`ctxlab.tokens.calibrated.span_features`); thinking whose size the log records in the provider's
+tokens (``Span.thinking_tokens``) needs no estimating, so the fit explains the rest of the delta
+and every estimate adds it back. Real logs hold deltas that no model of the messages can
 explain (content the log does not show, a prompt the agent rewrote), so the fit is robust
 (`fit_observations(robust=True)`) and names those deltas as outliers.
 
@@ -31,12 +33,24 @@ MIN_PER_FOLD = 2
 
 
 class Observations(NamedTuple):
-    """Usable deltas in time order: their conversations and spans, features, counts and names."""
+    """Usable deltas in time order: their conversations and spans, features, counts and names;
+    ``known`` is the part of each count the log sizes itself (`Span.thinking_tokens`)."""
 
     pairs: list[tuple[Conversation, Span]]
     rows: list[list[float]]
     actual: list[int]
     labels: list[str]
+    known: list[int]
+
+    @property
+    def targets(self) -> list[int]:
+        """What the features must explain: each count less its known part."""
+        return [a - k for a, k in zip(self.actual, self.known, strict=True)]
+
+    def part(self, chosen: slice) -> Observations:
+        """The observations `chosen` selects, every field alike (a split by time, a fold)."""
+        return Observations(self.pairs[chosen], self.rows[chosen], self.actual[chosen], self.labels[chosen],
+                            self.known[chosen])
 
 
 class Comparison(NamedTuple):
@@ -61,7 +75,7 @@ def observations(conversations: Iterable[Conversation], reference: str) -> Obser
     pairs = sorted(usable_spans(list(conversations), reference), key=time_key)
     rows = [span_features(c.messages[s.start:s.end], s.thinking) for c, s in pairs]
     labels = [f"{c.id} {span_id(s)}" for c, s in pairs]
-    return Observations(pairs, rows, [int(s.actual or 0) for _, s in pairs], labels)
+    return Observations(pairs, rows, [int(s.actual or 0) for _, s in pairs], labels, [s.thinking_tokens for _, s in pairs])
 
 
 def time_key(pair: tuple[Conversation, Span]) -> tuple[float, str, int]:
@@ -86,7 +100,7 @@ def fit_provider_calibration(conversations: Iterable[Conversation] | Observation
         CtxlabError: no usable delta.
     """
     data = conversations if isinstance(conversations, Observations) else observations(conversations, reference)
-    fit = fit_observations(data.rows, data.actual, reference, 0, fitted_on, labels=data.labels, robust=True)
+    fit = fit_observations(data.rows, data.targets, reference, 0, fitted_on, labels=data.labels, robust=True)
     return replace(fit, heldout_mape=heldout_mape(data, folds))
 
 
@@ -98,10 +112,11 @@ def heldout_mape(data: Observations, folds: int = FOLDS) -> float | None:
     if k < 2:
         return None
     x, y = np.asarray(data.rows, dtype=float), np.asarray(data.actual, dtype=float)
+    targets = np.asarray(data.targets, dtype=float)
     errors = np.zeros(n)
     for block in np.array_split(np.arange(n), k):
         train = np.setdiff1d(np.arange(n), block)
-        fit = fit_observations(x[train], y[train], "held-out", 0, robust=True)
+        fit = fit_observations(x[train], targets[train], "held-out", 0, robust=True)
         counter = CalibratedCounter(fit)
         errors[block] = [abs(_estimate(counter, *data.pairs[i]) - y[i]) / y[i] for i in block]
     return float(errors.mean() * 100)

@@ -113,13 +113,15 @@ def _estimator(conversation: Conversation, usable: list[Span], counter: str | To
     if len(usable) < MIN_FIT:
         return get_counter("o200k_base")
     data = observations([conversation], "provider:*")
-    return CalibratedCounter(fit_observations(data.rows, data.actual, "provider:*", 0, robust=True), SESSION_FIT)
+    return CalibratedCounter(fit_observations(data.rows, data.targets, "provider:*", 0, robust=True), SESSION_FIT)
 
 
 def _residual(conversation: Conversation, span: Span, counter: TokenCounter) -> Residual:
     estimate, actual = estimate_span(counter, conversation, span), int(span.actual or 0)
     messages = tuple(preview(m) for m in conversation.messages[span.start:span.end])
     thinking = tuple(f"thinking: {' '.join(_UNPRINTABLE.sub(' ', t).split())[:PREVIEW]}" for t in span.thinking)
+    if span.thinking_tokens:
+        thinking += (f"thinking: {span.thinking_tokens:,} tokens as the log records them (not shown)",)
     return Residual(span_id(span), estimate, actual, (estimate - actual) / actual, messages + thinking)
 
 

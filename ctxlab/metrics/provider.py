@@ -4,7 +4,8 @@ Which consecutive calls measure which messages is decided next to the importers
 (`ctxlab.datasets.logs.deltas`: usable spans, and why the other pairs are not). Here each span is
 described (content kind, language, characters) and counted by estimators: a span's estimate is
 the sum of ``counter.count_message`` over its messages (per-message overhead included, no reply
-priming) plus ``counter.count`` of the thinking the later prompt carries for it.
+priming) plus ``counter.count`` of the thinking the later prompt carries for it, plus the thinking
+whose size the log records in the provider's tokens (``Span.thinking_tokens``, added as it is).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Delta(NamedTuple):
     """A span described for error tables.
 
     Attributes:
-        model, start, end, actual, thinking, skipped: as in `Span`.
+        model, start, end, actual, thinking, skipped, thinking_tokens: as in `Span`.
         message_ids, roles, content_kind, language, chars: the span's messages; roles in order of
             first appearance (``assistant+tool+user``), the kind and language carrying most chars.
     """
@@ -50,6 +51,7 @@ class Delta(NamedTuple):
     chars: int
     skipped: str | None = None
     thinking: tuple[str, ...] = ()
+    thinking_tokens: int = 0
 
     @property
     def message_id(self) -> str:
@@ -81,9 +83,11 @@ def span_id(span: Span | Delta) -> str:
 
 
 def estimate_span(counter: TokenCounter, conversation: Conversation, span: Span | Delta) -> int:
-    """What `counter` says the span added to the prompt: its messages and the thinking it carries."""
+    """What `counter` says the span added to the prompt: its messages and the thinking it carries
+    (recorded texts counted, recorded sizes added as they are)."""
     messages = conversation.messages[span.start:span.end]
-    return sum(counter.count_message(m) for m in messages) + sum(counter.count(t) for t in span.thinking)
+    texts = sum(counter.count(t) for t in span.thinking)
+    return sum(counter.count_message(m) for m in messages) + texts + span.thinking_tokens
 
 
 def provider_rows(conversation: Conversation, counters: Sequence[str | TokenCounter]) -> list[EstimatorRow]:
@@ -120,4 +124,4 @@ def _describe(conversation: Conversation, span: Span) -> Delta:
                  "+".join(dict.fromkeys(m.role for m in chosen)),
                  dominant(((k, c) for k, _, c in described), default=""),
                  dominant(((lang, c) for _, lang, c in described), default=""),
-                 sum(c for *_, c in described) + thinking_chars, span.skipped, span.thinking)
+                 sum(c for *_, c in described) + thinking_chars, span.skipped, span.thinking, span.thinking_tokens)

@@ -33,7 +33,21 @@ def test_every_real_log_file_is_a_row_that_loads_or_says_why_not():
         assert rows[f"claude_code/{session}.jsonl"].usable_share >= 0.9
     swe = [r for n, r in rows.items() if n.startswith("swe_agent/")]
     assert len(swe) == 3 and all(r.total("provider_calls") == 0 for r in swe)
-    assert {r.reason() for r in swe if r.sessions} <= {"no per-call usage recorded"}
+    notes = {n.removeprefix("swe_agent/"): r.reason() for n, r in rows.items() if n.startswith("swe_agent/")}
+    assert notes == {  # the import's notes, in one line: run totals, or a replayed demonstration with no usage
+        "pydicom__pydicom-1458.traj": "no per-call usage recorded; run totals only: 122,612 tokens sent in 12 calls",
+        "swe-agent__test-repo-i1.traj": "no per-call usage recorded; run totals only: 52,861 tokens sent in 5 calls",
+        "marshmallow-code__marshmallow-1867.traj": "no per-call usage recorded; a demonstration replayed with model "
+        "'replay' (scripted actions, real environment output; 13 calls, 0 tokens, no provider called): strategies "
+        "can replay it, calibration and pricing have nothing to use"}
+    assert rows["claude_code/claude_code.jsonl"].reason().endswith(
+        "resumes session e9f146fa-3b20-48d0-9be4-d99ca901cae4: starts with that session's history")
+    assert rows["claude_code/subagent.jsonl"].reason() == (
+        "subagent afb92ff's own log (subagent/subagents/agent-afb92ff.jsonl) is not beside this file: its conversation "
+        "is not imported; the 19 agent_progress lines that copy its messages here for the UI are left out; 1 subagent "
+        "conversation(s): 491e126e-1e71-469c-ade2-fcc8af567c74:afb92ff")
+    gemini = rows["gemini_cli/test_conversation_gemini.json"]
+    assert gemini.usable_share == 1 and gemini.reason() == ""  # the thinking counted at its recorded size
 
 
 def test_a_refused_file_does_not_stop_the_others_and_limit_counts_sessions(tmp_path):

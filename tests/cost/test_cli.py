@@ -110,3 +110,17 @@ def test_when_no_session_can_be_priced_each_is_named_and_the_exit_is_1(tmp_path)
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "s0: unknown model 'no-such-model-1'" in result.stderr and "s1: unknown model 'no-such-model-2'" in result.stderr
     assert "could be priced (2 listed above)" in result.stderr
+
+
+def test_the_real_aider_sessions_are_priced_as_estimates_and_not_checked(reallogs):
+    """Aider's counts are its own rounded estimates: priced, flagged, no cache verdicts; its
+    sessions on a local model with no price are named, the others priced."""
+    result = invoke(reallogs / "aider")
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "Note: 39 call(s) in 8 session(s) record counts that are not the provider's (Aider's printed counts" in text
+    assert "unexplained miss" not in text and "Calls whose cache read" not in text
+    assert "Not priced, 2 session(s)" in text and "lm_studio/qwen3.6" in text
+    sessions = json.loads(invoke(reallogs / "aider", "--json").stdout)
+    assert len(sessions) == 8 and all(s["estimated_calls"] == s["calls"] and s["cache_read_match_rate"] is None
+                                      and s["unexplained_misses"] == 0 for s in sessions)

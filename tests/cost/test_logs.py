@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlab.cost import Unpriced, check_logs, check_session, combined
+from ctxlab.cost import ESTIMATED, Unpriced, check_logs, check_session, combined
 from ctxlab.datasets import load_conversations
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Conversation
@@ -48,6 +48,26 @@ def test_after_a_compaction_only_the_system_prompt_the_log_shows_is_predicted_re
     assert with_system.calls[2].predicted.cache_read_tokens == 2000 and with_system.calls[2].matches
     hidden = check_session(recorded(*calls, compaction_at=5), PM, WORDS)
     assert hidden.calls[2].predicted.cache_read_tokens == 0 and hidden.calls[2].verdict == "unexpected hit"
+
+
+def test_calls_whose_counts_are_estimates_are_priced_but_never_checked():
+    """Aider prints its own rounded estimate of each prompt, with no cache split: pricing it is
+    all a log of estimates allows; comparing its cache read (always 0) with a prediction would
+    report every call after the first as an unexplained miss."""
+    log = recorded((1, 0, 0, 5000), (3, 5400, 0, 0), (5, 0, 0, 5700))
+    calls = [dict(c) for c in log.meta["provider_calls"]]
+    calls[1]["estimated"] = "Aider's printed counts"
+    check = check_session(Conversation(log.id, log.messages, meta={**log.meta, "provider_calls": calls}), PM, WORDS)
+    assert [c.verdict for c in check.calls] == ["match", ESTIMATED, "unexplained miss"]
+    assert [c.checked for c in check.calls] == [True, False, True] and len(check.checked) == 2
+    assert check.cache_read_match_rate == 0.5 and check.count("unexplained miss") == 1
+    assert check.calls[1].recorded.input_tokens == 5400 and check.recorded.cost_usd > 0  # still priced
+    data = check.to_json()
+    assert data["estimated_calls"] == 1 and [m["index"] for m in data["mismatches"]] == [5]
+    all_estimated = [{**c, "estimated": "x"} for c in calls]
+    none = check_session(Conversation(log.id, log.messages, meta={**log.meta, "provider_calls": all_estimated}),
+                         PM, WORDS)
+    assert none.cache_read_match_rate is None and none.to_json()["mismatches"] == []
 
 
 def test_the_json_form_has_the_contracted_keys():

@@ -269,7 +269,7 @@ def test_sharegpt_defects_are_summarised_when_there_is_no_on_skip(tmp_path, monk
                     '"value": "hi"}]},\n  {"id": "a", "conversations": [{"from": "gpt", "value": "yo"}]},\n  {"id": "b')
     monkeypatch.setattr(sources, "sharegpt_file", lambda: contextlib.nullcontext(path))
     assert ids(load_conversations("sharegpt")) == ["a", "a~2"]
-    assert "skipped 2 records with known defects (1 empty conversation, 1 truncated JSON)" in caplog.text
+    assert "skipped 2 records known to be unusable (1 empty conversation, 1 truncated JSON)" in caplog.text
 
 
 def test_sharegpt_without_the_package_says_how_to_install_it(monkeypatch):

@@ -10,7 +10,7 @@ from ctxlab.messages import Conversation
 from ctxlab.metrics.calibration import compare, fit_provider_calibration, heldout_mape, observations, time_key
 from ctxlab.metrics.provider import rows_against, usable_deltas
 from ctxlab.tokens import get_counter
-from tests.provider_logs import FRAMING, MODEL, billed_log, calls_for
+from tests.provider_logs import FRAMING, MODEL, billed_log, calls_for, opaque_thinking_log
 
 SEEDS = ("chars4", "chars2", "chars3", "ascii_cjk")
 REFERENCE = f"provider:{MODEL}"
@@ -62,7 +62,7 @@ def test_deltas_come_in_time_order_and_fold_by_time():
     data = observations(reversed(logs), REFERENCE)  # no timestamps: by conversation, then position
     assert [time_key(p)[1:] for p in data.pairs] == sorted(time_key(p)[1:] for p in data.pairs)
     assert len(data.rows) == len(data.actual) == len(data.labels) == len(usable_deltas(logs, REFERENCE))
-    assert heldout_mape(data._replace(pairs=data.pairs[:3], rows=data.rows[:3], actual=data.actual[:3])) is None
+    assert heldout_mape(data.part(slice(3))) is None and len(data.part(slice(3)).known) == 3
     assert heldout_mape(data) < 3
 
 
@@ -85,3 +85,13 @@ def test_provider_fit_pools_models_with_a_star_and_names_the_models_it_lacks():
     assert pooled.n_train == len(usable_deltas(logs, REFERENCE)) + len(usable_deltas(haiku, "provider:*"))
     with pytest.raises(CtxlabError, match=rf"provider:gpt-5.*models found: {MODEL} .*claude-haiku-4-5"):
         fit_provider_calibration(logs, "provider:gpt-5")
+
+
+def test_thinking_sized_by_the_log_is_taken_out_of_the_fit_and_added_to_every_estimate():
+    logs = [opaque_thinking_log(s) for s in range(12)]
+    data = observations(logs, "provider:gemini-2.5-pro")
+    assert sum(data.known) > 0 and data.targets == [a - k for a, k in zip(data.actual, data.known, strict=True)]
+    calibration = fit_provider_calibration(data, "provider:gemini-2.5-pro")
+    assert abs(calibration.per_message - FRAMING) < 1 and calibration.heldout_mape < 2
+    rows = rows_against(logs, ["o200k_base"], "provider:gemini-2.5-pro")  # o200k_base is the billed text
+    assert all(abs(r.estimated - r.actual) <= FRAMING * 12 for r in rows)

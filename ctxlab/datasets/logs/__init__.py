@@ -56,6 +56,13 @@ def detect(values: list[Any], container: str) -> LogFormat | None:
     return next((f for f in map(FORMATS.get, FORMATS) if f.container == container and f.detect(values)), None)
 
 
+def holds_no_conversation(reason: str) -> bool:
+    """Whether a refusal says the file is a log that holds no conversation by design (gemini-cli
+    recorded responses): in a folder such a file is a recorded skip, not an error (named alone, it
+    is still refused)."""
+    return reason.startswith(gemini_responses.REFUSAL)
+
+
 def split_format(source: str) -> tuple[LogFormat | None, str]:
     """``"codex:~/x"`` -> (the codex format, ``"~/x"``); any other source -> (None, source)."""
     name, sep, rest = source.partition(":")
@@ -68,4 +75,5 @@ def list_formats() -> list[str]:
     return FORMATS.names()
 
 
-__all__ = ["FORMATS", "Line", "LogError", "LogFormat", "LogSource", "detect", "list_formats", "split_format"]
+__all__ = ["FORMATS", "Line", "LogError", "LogFormat", "LogSource", "detect", "holds_no_conversation", "list_formats",
+           "split_format"]

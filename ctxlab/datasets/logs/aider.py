@@ -16,7 +16,8 @@ show which), history summaries made by the weak model, and the commit-message ca
 line is the whole prompt Aider sent; with streaming (Aider's default) it is Aider's own
 ``litellm.token_counter`` estimate, not the provider's count (base_coder.py reads ``usage`` only
 from a non-streamed completion), and it is rounded. So the calls carry ``no_delta``: their
-consecutive differences measure files and repo maps, not messages, and are never used as deltas.
+consecutive differences measure files and repo maps, not messages, and are never used as deltas;
+and ``estimated``: ``ctxlab cost`` prices them as estimates, outside its cache-read checks.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, To
 NAME = "aider"
 NO_DELTA = ("counts Aider printed (its own estimate when streaming, rounded; every prompt also holds files, "
             "a repo map and a system prompt the history does not show)")
+ESTIMATED = ("Aider's printed counts: rounded, and with streaming (its default) its own litellm.token_counter "
+             "estimate, not the provider's")
 
 
 
@@ -103,7 +106,7 @@ class _Session:
             getattr(self, block.kind)(block)
         record = self.b.record(f"{self.b.source.path.stem}:{self.session.started}")
         for call in record["meta"]["provider_calls"]:
-            call["no_delta"] = NO_DELTA
+            call["no_delta"], call["estimated"] = NO_DELTA, ESTIMATED
         calls = record["meta"]["provider_calls"]
         record["meta"]["usage_total"] = {"prompt_tokens": sum(c["prompt_tokens"] for c in calls),
                                          "output_tokens": sum(c["output_tokens"] for c in calls),

@@ -114,7 +114,8 @@ class LogBuilder:
         """
         done = finish(self.messages, {id(m) for m, _ in self._thinking}, self.repairs, self.pairing)
         if not done.kept:
-            raise LogError(f"no conversation messages found (is this a {self.fmt} log?)", self.source.display)
+            article = "an" if self.fmt[:1] in "aeiou" else "a"
+            raise LogError(f"no conversation messages found (is this {article} {self.fmt} log?)", self.source.display)
         record: dict[str, Any] = {"id": str(conv_id), "messages": [clean(m) for m in done.kept],
                                   "meta": self._meta(done.positions, len(done.kept))}
         if self.tools:

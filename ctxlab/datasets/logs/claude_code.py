@@ -26,6 +26,7 @@ API refuses them, so they were never resent.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -54,10 +55,31 @@ def convert_all(lines: Iterable[Line], source: LogSource) -> Iterator[dict[str, 
     primary = next((u for u in found if u.session == source.path.stem and not u.subagent), found[0])
     for unit in found:
         try:  # the file's notes (split or cut-off lines) are told once, with its first conversation
-            yield _record(unit, source if unit is found[0] else source._replace(notes=[]), unit is primary,
-                          task_links(unit, found, calls))
+            links = task_links(unit, found, calls)
+            record = _record(unit, source if unit is found[0] else source._replace(notes=[]), unit is primary, links)
+            _note_absent_subagents(record["meta"], links, calls, entries, source)
+            yield record
         except LogError as exc:
             yield exc
+
+
+def _note_absent_subagents(meta: dict[str, Any], links: list[dict[str, Any]], calls: dict[str, str],
+                           entries: list[tuple[str, Any]], source: LogSource) -> None:
+    """A note for each subagent of Claude Code 2.x whose own log is not beside the session file
+    (``<session>/subagents/agent-<id>.jsonl``): its conversation is not imported. The session's
+    ``agent_progress`` lines copy its messages for the UI, not what the session's model saw; they
+    stay left out (``skipped: progress``) and the note counts them."""
+    folder = source.path.with_suffix("") / "subagents"
+    copies = Counter(e["data"].get("agentId") for _, e in entries if isinstance(e, Mapping)
+                     and e.get("type") == "progress" and isinstance(e.get("data"), Mapping)
+                     and e["data"].get("type") == "agent_progress")
+    for link in links:
+        agent = str(link["conversation"]).rsplit(":", 1)[-1]
+        if agent in calls and not (folder / f"agent-{agent}.jsonl").is_file():
+            meta.setdefault("notes", []).append(
+                f"subagent {agent}'s own log ({folder.parent.name}/subagents/agent-{agent}.jsonl) is not beside this "
+                f"file: its conversation is not imported; the {copies[agent]} agent_progress lines that copy its "
+                "messages here for the UI are left out")
 
 
 def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:

@@ -22,12 +22,16 @@ assistant messages is part of what the later prompt added, and is counted (`Span
 models that keep it; for the other Claude models, the thinking of the turn in progress at the later
 call (from its user message on). A span in which a new user turn starts, when the earlier prompt
 carried thinking of its own turn, lost that thinking, and is skipped (on the real Claude Code
-1.0.95 session such a prompt shrank by more than the recorded text of that thinking). For other
-APIs (what they resend, at what size, is not documented here: Gemini sends opaque signatures) a
-pair is skipped when the turn in progress has thinking recorded. A user message that is a ``<system-reminder>`` (hook output, Claude Code's
+1.0.95 session such a prompt shrank by more than the recorded text of that thinking). Other APIs
+resend thinking as opaque pieces whose size the summaries a log records do not give (Gemini: thought
+signatures on the turn's function calls): when the log records the call's own thinking token count
+(``call_thoughts_tokens`` on a thinking block: Gemini CLI's ``tokens.thoughts``), the span's
+assistant messages add that many tokens (`Span.thinking_tokens`, counted as they are, never
+estimated), as long as the span stays in one turn; otherwise (the size unknown, or a new user turn in
+the span) the pair is skipped when the turn in progress has thinking recorded. A user message that is a ``<system-reminder>`` (hook output, Claude Code's
 todo list) rides with the tool results and starts no turn. Thinking blocks marked ``resent: false``
 never reached a later prompt (Codex reasoning without ``encrypted_content``) and are ignored;
-redacted, empty or encrypted ones are of unknown size.
+redacted, empty or encrypted ones are of unknown size unless their call's size is recorded.
 
 Pure functions over a conversation's ``meta.provider_calls``, ``meta.compactions`` and
 ``meta.thinking``; `ctxlab.metrics.provider` describes and counts the spans.
@@ -73,6 +77,8 @@ class Span(NamedTuple):
         actual: ``prompt_tokens[j] - prompt_tokens[i]`` (None when a call lacks a count).
         thinking: recorded thinking the later prompt carries for the span (models that keep it).
         skipped: why the pair is not a usable measurement (None when it is).
+        thinking_tokens: thinking the later prompt carries whose size in the provider's tokens the
+            log records (``call_thoughts_tokens``): part of `actual`, counted as it is.
     """
 
     model: str
@@ -81,6 +87,7 @@ class Span(NamedTuple):
     actual: int | None
     thinking: tuple[str, ...] = ()
     skipped: str | None = None
+    thinking_tokens: int = 0
 
 
 def delta_spans(conversation: Conversation) -> list[Span]:
@@ -171,20 +178,28 @@ def models_found(found: Sequence[tuple[Conversation, Span]]) -> str:
     return "models found: " + ", ".join(parts)
 
 
-def thinking_by_position(conversation: Conversation) -> list[tuple[str | None, ...]]:
-    """The recorded thinking texts of each message that later prompts carried (None for a block of
-    unknown size: redacted, empty or encrypted; blocks marked ``resent: false`` left out)."""
-    by_id: dict[str, list[str | None]] = {}
+Thought = str | int | None  # a recorded text, a size in provider tokens, or a block of unknown size
+
+
+def thinking_by_position(conversation: Conversation) -> list[tuple[Thought, ...]]:
+    """The recorded thinking of each message that later prompts carried: its texts (None for a block
+    of unknown size: redacted, empty or encrypted; blocks marked ``resent: false`` left out), or,
+    when a block records its call's thinking token count (``call_thoughts_tokens``), that one
+    number instead of the message's texts."""
+    by_id: dict[str, list[Thought]] = {}
+    sizes: dict[str, int] = {}
     for block in (conversation.meta or {}).get("thinking") or ():
         if isinstance(block, Mapping) and block.get("message_id") is not None and block.get("resent") is not False:
-            text = block.get("text")
+            key, text, size = str(block["message_id"]), block.get("text"), _int(block.get("call_thoughts_tokens"))
             known = isinstance(text, str) and text.strip() and not block.get("redacted") and not block.get("encrypted")
-            by_id.setdefault(str(block["message_id"]), []).append(text if known else None)
-    return [tuple(by_id.get(m.id, ())) for m in conversation.messages]
+            by_id.setdefault(key, []).append(text if known else None)
+            if size is not None and size > 0:
+                sizes[key] = sizes.get(key, 0) + size
+    return [(sizes[m.id],) if m.id in sizes else tuple(by_id.get(m.id, ())) for m in conversation.messages]
 
 
 def _span(messages: Sequence[Message], a: Call, b: Call, cuts: list[int],
-          thinking: list[tuple[str | None, ...]]) -> Span:
+          thinking: list[tuple[Thought, ...]]) -> Span:
     start, end = a.index or 0, b.index or 0
     actual = b.prompt_tokens - a.prompt_tokens if a.prompt_tokens is not None and b.prompt_tokens is not None else None
     reason = _problem(a, b, len(messages))
@@ -192,21 +207,23 @@ def _span(messages: Sequence[Message], a: Call, b: Call, cuts: list[int],
         reason = "a compaction between the calls"
     if reason is None and _overlap(messages[start], messages[end - 1]):
         reason = "overlapping calls (the later reply is older than the earlier one)"
-    texts: tuple[str, ...] = ()
+    carried: tuple[Thought, ...] = ()
     if reason is None:
-        texts, reason = _thinking(messages, start, end, b.model, thinking)
-    if reason is None and actual is not None and actual <= 0:
-        reason = f"{NON_POSITIVE} ({actual})"
-    return Span(b.model, start, end, actual, texts, reason)
+        carried, reason = _thinking(messages, start, end, b.model, thinking)
+    texts = tuple(t for t in carried if isinstance(t, str))
+    sized = sum(t for t in carried if isinstance(t, int))
+    if reason is None and actual is not None and actual - sized <= 0:
+        reason = f"{NON_POSITIVE} ({actual}{f' with {sized} thinking tokens' if sized else ''})"
+    return Span(b.model, start, end, actual, texts, reason, sized)
 
 
 def _thinking(messages: Sequence[Message], start: int, end: int, model: str,
-              thinking: list[tuple[str | None, ...]]) -> tuple[tuple[str, ...], str | None]:
+              thinking: list[tuple[Thought, ...]]) -> tuple[tuple[Thought, ...], str | None]:
     """The thinking the later prompt adds for the span, or why the pair cannot be measured."""
     first = start
     if not keeps_thinking(model):
-        if not _claude(model):  # what other APIs resend, and at what size, is not known here
-            return ((), THINKING_LOOP) if any(thinking[_turn_start(messages, start):end]) else ((), None)
+        if not _claude(model):  # other APIs: only a recorded size can be counted, within one turn
+            return _opaque(messages, start, end, thinking)
         turns = [i for i in range(start, end) if _starts_turn(messages[i])]
         if turns:  # the later prompt carries only the new turn's thinking
             if any(thinking[_turn_start(messages, start):start]):  # what the earlier prompt carried is gone
@@ -215,7 +232,23 @@ def _thinking(messages: Sequence[Message], start: int, end: int, model: str,
     blocks = [t for blocks in thinking[first:end] for t in blocks]
     if any(t is None for t in blocks):
         return (), THINKING_UNKNOWN
-    return tuple(t for t in blocks if t is not None), None
+    return tuple(blocks), None
+
+
+def _opaque(messages: Sequence[Message], start: int, end: int,
+            thinking: list[tuple[Thought, ...]]) -> tuple[tuple[Thought, ...], str | None]:
+    """A non-Claude API resends the turn's thinking in a form the log does not show (Gemini: thought
+    signatures). Measured on a real Gemini CLI session, the later prompt grew by the span's
+    messages plus its calls' thoughts token counts; so a span within one turn whose every thinking
+    message has its size recorded carries those sizes, and any other span with thinking in its
+    turn is set aside."""
+    if not any(thinking[_turn_start(messages, start):end]):
+        return (), None
+    new_turn = any(_starts_turn(messages[i]) for i in range(start + 1, end))
+    sizes = [blocks for blocks in thinking[start:end] if blocks]
+    if new_turn or not all(len(b) == 1 and isinstance(b[0], int) for b in sizes):
+        return (), THINKING_LOOP
+    return tuple(b[0] for b in sizes), None
 
 
 def _problem(a: Call, b: Call, n: int) -> str | None:

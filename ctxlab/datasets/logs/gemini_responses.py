@@ -7,8 +7,9 @@ is ``{candidates, usageMetadata}``, a ``generateContentStream`` response the lis
 and ``embedContent`` the embeddings; ``fakeContentGenerator.ts`` replays them in order.
 
 Only the responses are recorded: no prompt, no tool result, no model name. Such a file is not a
-conversation, so loading it is refused in one line that says what it holds; `responses_usage` reads
-the usage each call reported.
+conversation, so loading it is refused in one line that says what it holds (in a folder, a recorded
+skip: `ctxlab.datasets.logs.holds_no_conversation`); `responses_usage` reads the usage each call
+reported.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, as
 from ctxlab.datasets.readers import read_jsonl
 
 NAME = "gemini_responses"
+REFUSAL = "gemini-cli recorded responses (--record-responses): responses only, no prompts or tool results"
 METHODS = ("generateContent", "generateContentStream", "countTokens", "embedContent")
 
 
@@ -82,8 +84,7 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     calls = [call_usage(line) for line in lines]
     methods = Counter(c.method for c in calls)
     raise LogError(
-        "gemini-cli recorded responses (--record-responses): responses only, no prompts or tool results, so not "
-        f"a conversation ({', '.join(f'{n} {m}' for m, n in methods.items())} calls, "
+        f"{REFUSAL}, so not a conversation ({', '.join(f'{n} {m}' for m, n in methods.items())} calls, "
         f"{sum(c.prompt_tokens for c in calls):,} prompt and {sum(c.output_tokens + c.thoughts_tokens for c in calls):,}"
         " output tokens; gemini_responses.responses_usage reads them)", source.display)
 

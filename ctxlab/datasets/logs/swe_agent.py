@@ -8,7 +8,9 @@ instance_cost; exit_status). The history is the conversation; without one (very 
 steps become a user/assistant text chat. SWE-agent reports usage only as run totals, so there are
 no per-call ``provider_calls``; the totals go to ``meta.usage_total``. A run that reports calls but
 zero tokens (a demonstration replayed with the ``replay`` model: scripted actions, real environment
-output) has no usage to report: it gets a line in ``meta.notes`` instead.
+output) has no usage to report: it gets a line in ``meta.notes`` instead (it still loads: its history
+is what the agent ran, so strategies can replay it; calibration and pricing have nothing to use).
+A run with totals gets a note saying it has only those.
 """
 
 from __future__ import annotations
@@ -102,6 +104,16 @@ def _from_steps(b: LogBuilder, steps: list[Any], where: str) -> None:
         b.add("user", first_str(step.get("observation")) or "")
 
 
+def _no_usage(calls: int, replayed: bool) -> str:
+    """The note of a run that reports calls but no tokens; a ``replay`` run is a real history with
+    scripted actions: worth replaying, nothing to calibrate or price."""
+    if not replayed:
+        return f"model_stats reports 0 tokens for {calls} calls: no usage to calibrate or price"
+    return (f"a demonstration replayed with model 'replay' (scripted actions, real environment output; {calls} "
+            "calls, 0 tokens, no provider called): strategies can replay it, calibration and pricing have nothing "
+            "to use")
+
+
 def _info(b: LogBuilder, traj: Mapping[str, Any]) -> None:
     raw_info, raw_stats = traj.get("info"), None
     info: Mapping[str, Any] = raw_info if isinstance(raw_info, Mapping) else {}
@@ -111,9 +123,9 @@ def _info(b: LogBuilder, traj: Mapping[str, Any]) -> None:
     if sent or received:
         b.meta["usage_total"] = {"prompt_tokens": sent, "output_tokens": received, "api_calls": calls,
                                  "cost_usd": stats.get("instance_cost")}
+        b.meta.setdefault("notes", []).append(f"run totals only: {sent:,} tokens sent in {calls:,} calls")
     elif calls:
-        replayed = " (model 'replay': scripted actions, no provider was called)" if b.meta.get("model") == "replay" else ""
-        b.meta.setdefault("notes", []).append(f"no token usage: model_stats reports 0 tokens for {calls} calls{replayed}")
+        b.meta.setdefault("notes", []).append(_no_usage(calls, b.meta.get("model") == "replay"))
     if info.get("exit_status"):
         b.meta["exit_status"] = info["exit_status"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ctxlab.datasets import load_conversations
-from ctxlab.datasets.logs.aider import ADDED_FILES, NO_DELTA
+from ctxlab.datasets.logs.aider import ADDED_FILES, ESTIMATED, NO_DELTA
 from ctxlab.datasets.logs.deltas import delta_spans
 from ctxlab.errors import InvalidInputError
 
@@ -88,7 +88,7 @@ def test_a_session_is_its_inputs_and_replies_with_the_tokens_lines_as_calls(tmp_
 def test_its_counts_are_never_deltas(tmp_path):
     conv, = load(tmp_path, STORY)
     assert [s.skipped for s in delta_spans(conv)] == [NO_DELTA, NO_DELTA]
-    assert all(c["no_delta"] == NO_DELTA for c in conv.meta["provider_calls"])
+    assert all(c["no_delta"] == NO_DELTA and c["estimated"] == ESTIMATED for c in conv.meta["provider_calls"])
 
 
 def test_sessions_split_and_empty_ones_are_counted(tmp_path):

@@ -89,6 +89,32 @@ def test_a_subagent_file_is_its_own_conversation(tmp_path):
     assert call_summary(conv) == [(1, 300, 300, 0, 0, 9)]
 
 
+def test_a_subagent_whose_own_log_is_missing_is_noted_and_its_progress_copies_left_out(tmp_path):
+    """Claude Code 2.x writes a subagent to ``<session>/subagents/agent-<id>.jsonl`` and copies its
+    messages into the session as ``agent_progress`` lines for the UI (the session's model saw only
+    the Task result). Without that file (shared/reallogs/claude_code/subagent.jsonl) the subagent's
+    conversation cannot be imported: the session says so instead of linking to nothing silently."""
+    lines = [json.loads(line) for line in SESSION.read_text().splitlines()]
+    result = next(i for i, line in enumerate(lines) if '"toolu_04", "type": "tool_result"' in json.dumps(line))
+    lines[result]["toolUseResult"] = {"agentId": "a1b2c3d", "status": "completed"}
+    progress = {"type": "progress", "sessionId": SESSION_ID, "uuid": "p-1", "parentUuid": "a-6",
+                "data": {"type": "agent_progress", "agentId": "a1b2c3d",
+                         "message": {"type": "user", "message": {"role": "user", "content": "Look for rounding."}}}}
+    lines = [line for line in [*lines[:result], progress, *lines[result:]] if not line.get("isSidechain")]
+    path = tmp_path / f"{SESSION_ID}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    meta = load_session(path).meta
+    assert meta["subagents"] == [{"conversation": f"{SESSION_ID}:a1b2c3d", "tool_call_id": "toolu_04"}]
+    assert meta["notes"] == [f"subagent a1b2c3d's own log ({SESSION_ID}/subagents/agent-a1b2c3d.jsonl) is not beside "
+                             "this file: its conversation is not imported; the 1 agent_progress lines that copy its "
+                             "messages here for the UI are left out"]
+    assert meta["skipped"]["progress"] == 1
+    folder = tmp_path / SESSION_ID / "subagents"
+    folder.mkdir(parents=True)
+    (folder / "agent-a1b2c3d.jsonl").write_text("")
+    assert "notes" not in load_session(path).meta
+
+
 def test_a_session_killed_mid_tool_gets_a_marked_result(tmp_path):
     lines = SESSION.read_text().splitlines()
     cut = next(i for i, line in enumerate(lines) if '"toolu_04", "type": "tool_result"' in line)

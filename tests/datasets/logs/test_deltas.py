@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ctxlab.datasets.logs.deltas import (
+    NON_POSITIVE,
     THINKING_DROPPED,
     THINKING_LOOP,
     THINKING_UNKNOWN,
@@ -67,6 +68,23 @@ def test_other_models_carry_the_thinking_of_the_turn_in_progress():
     assert redacted[0].skipped == THINKING_UNKNOWN
     other = delta_spans(with_thinking("gemini-2.5-pro", [note]))  # what other APIs resend is not known here
     assert other[0].skipped == THINKING_LOOP and other[1].skipped == THINKING_LOOP
+
+
+def test_other_apis_count_thinking_whose_size_the_log_records():
+    """Gemini resends a tool loop's thinking as thought signatures whose size the recorded summaries
+    do not give; a log that records the call's thoughts token count (``call_thoughts_tokens``) sizes
+    it. In the fixture, span 1:3 stays in the tool loop and span 3:5 starts a new user turn."""
+    log = billed_log(8)
+    note = {"message_id": log.messages[1].id, "text": "Reading\nLook at the file first.", "call_thoughts_tokens": 120}
+    loop, turn = delta_spans(with_thinking("gemini-2.5-pro", [note, {**note, "text": "More", "call_thoughts_tokens": None}]))[:2]
+    assert loop.skipped is None and loop.thinking_tokens == 120 and loop.thinking == ()  # the summaries were not sent
+    assert turn.skipped == THINKING_LOOP  # whether a finished turn's signatures still count is not known
+    redacted = delta_spans(with_thinking("gemini-2.5-pro", [{**note, "text": "", "redacted": True}]))
+    assert redacted[0].skipped is None and redacted[0].thinking_tokens == 120
+    too_big = delta_spans(with_thinking("gemini-2.5-pro", [{**note, "call_thoughts_tokens": loop.actual}]))
+    assert too_big[0].skipped == f"{NON_POSITIVE} ({loop.actual} with {loop.actual} thinking tokens)"
+    unsized = delta_spans(with_thinking("gemini-2.5-pro", [{**note, "call_thoughts_tokens": 0}]))
+    assert unsized[0].skipped == THINKING_LOOP  # no size recorded: the conservative skip stays
 
 
 def test_a_system_reminder_starts_no_turn_and_unsent_reasoning_is_ignored():

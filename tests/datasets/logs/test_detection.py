@@ -110,3 +110,18 @@ def test_calibrate_works_on_a_mixed_folder(tmp_path):
     calibration = Calibration.load(out)
     assert calibration.n_train == sum(len(c.messages) for c in load_conversations(str(MIXED)))
     assert json.loads(out.read_text())["fitted_on"].startswith(f"{MIXED} (")
+
+
+def test_the_readme_and_the_format_table_list_every_registered_format():
+    """README.md's agent-log paragraph, the source-name column of docs/logs.md's first table and its
+    list of forced formats name exactly `FORMATS`."""
+    root = FIXTURES.parents[3]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    paragraph = readme[readme.index("Real agent session logs load too"):readme.index("## Command line")]
+    logs = (root / "docs" / "logs.md").read_text(encoding="utf-8")
+    table = logs[logs.index("| format | where the logs live | source name |"):logs.index("`ctxlab logs find` lists")]
+    named = {row.rstrip().rstrip("|").rsplit("|", 1)[1].strip().strip("`") for row in table.splitlines()[2:] if row}
+    forced = logs[logs.index("`<format>:<path>` forces a format"):logs.index("## What every importer does")]
+    for name in FORMATS:
+        assert f"`{name}`" in paragraph and f"`{name}:" in forced, name
+    assert named == set(FORMATS)

@@ -112,8 +112,10 @@ def test_terminal_messages_thoughts_and_parts(tmp_path):
         {"message_id": "g1", "text": "Reading\nLook at calc.py first.", "call_thoughts_tokens": 300},
         {"message_id": "g2", "text": "", "redacted": True, "call_thoughts_tokens": 50}]
     assert [c["output_tokens"] for c in conv.meta["provider_calls"]] == [320, 55]  # thoughts are output
-    # the later prompt carries the thinking of the tool loop, whose size the summaries do not tell
-    assert delta_spans(conv)[0].skipped == "thinking in the prompt (a tool-use loop sends it back)"
+    # the later prompt carries the thinking of the tool loop (thought signatures), whose size the
+    # summaries do not tell but the call's thoughts count does
+    span, = delta_spans(conv)
+    assert (span.skipped, span.actual, span.thinking_tokens, span.thinking) == (None, 400, 300, ())
 
 
 def test_subagent_sessions_and_bad_lines(tmp_path):
@@ -143,6 +145,12 @@ def test_recorded_responses_are_refused_in_one_line_and_their_usage_read(tmp_pat
                               "calls, 100 prompt and 20 output tokens; gemini_responses.responses_usage reads them)")
     assert [tuple(u)[1:] for u in responses_usage(path)] == [("generateContentStream", 100, 64, 5, 15, 120),
                                                             ("countTokens", 0, 0, 0, 0, 0)]
+    # In a folder (gemini-cli's integration-tests/ keeps them beside other files) it is a recorded skip,
+    # even strictly: the folder's conversations still load.
+    write(tmp_path, [HEAD, *messages()])
+    skips: list[tuple[str, str]] = []
+    conv, = load_conversations(str(tmp_path), on_skip=lambda where, reason: skips.append((where, reason)))
+    assert conv.id == "s-1" and skips == [(str(path), str(err.value).removeprefix(f"{path}: "))]
 
 
 def test_what_newer_files_hold_context_null_tokens_and_a_torn_last_write(tmp_path):

@@ -91,8 +91,7 @@ def test_a_calibration_on_the_first_half_predicts_the_second(claude):
     outside the repository, on a session that is not ours to copy: see docs/logs.md)."""
     data = observations([claude[SESSION]], OPUS)
     half = len(data.actual) // 2
-    first = data._replace(pairs=data.pairs[:half], rows=data.rows[:half], actual=data.actual[:half],
-                          labels=data.labels[:half])
+    first = data.part(slice(half))
     calibration = fit_provider_calibration(first, OPUS)
     later = data.pairs[half:]
     new, seeds = mape(CalibratedCounter(calibration), later), {s: mape(get_counter(s), later) for s in SEEDS}
@@ -124,8 +123,8 @@ def test_swe_agent_keeps_the_history_it_sent(real):
     assert Counter(m.role for m in replay.messages) == {"system": 1, "user": 1, "assistant": 13, "tool": 13}
     assert sum(len(m.tool_calls) for m in replay.messages) == 13 and replay.meta["model"] == "replay"
     assert "usage_total" not in replay.meta and replay.meta["notes"] == [
-        "no token usage: model_stats reports 0 tokens for 13 calls (model 'replay': scripted actions, no provider "
-        "was called)"]
+        "a demonstration replayed with model 'replay' (scripted actions, real environment output; 13 calls, 0 tokens, "
+        "no provider called): strategies can replay it, calibration and pricing have nothing to use"]
     assert sorted(convs) == ["pydicom__pydicom-1458", "swe-agent__test-repo-i1"]
     for conv in convs.values():
         history = conv.messages

@@ -31,6 +31,7 @@ def test_meta_has_thinking_totals_and_model_but_no_per_call_usage():
     meta = load_one(TRAJ).meta
     assert meta["thinking"] == [{"message_id": "m2", "text": "The bug is in add(); check what the test expects."}]
     assert meta["usage_total"] == {"prompt_tokens": 5400, "output_tokens": 310, "api_calls": 3, "cost_usd": 0.0123}
+    assert meta["notes"] == ["run totals only: 5,400 tokens sent in 3 calls"]
     assert meta["provider_calls"] == [] and meta["compactions"] == []
     assert (meta["model"], meta["exit_status"]) == ("claude-sonnet-4-20250514", "submitted")
 
@@ -81,9 +82,11 @@ def test_a_run_reporting_calls_but_no_tokens_has_a_note_not_a_usage(tmp_path):
     path.write_text(json.dumps(traj))
     meta = load_one(path).meta
     assert "usage_total" not in meta
-    assert meta["notes"] == ["no token usage: model_stats reports 0 tokens for 3 calls"]
+    assert meta["notes"] == ["model_stats reports 0 tokens for 3 calls: no usage to calibrate or price"]
     config = json.loads(traj["replay_config"])
     config["agent"]["model"]["name"] = "replay"
     traj["replay_config"] = json.dumps(config)
     path.write_text(json.dumps(traj))
-    assert load_one(path).meta["notes"][0].endswith("(model 'replay': scripted actions, no provider was called)")
+    assert load_one(path).meta["notes"] == [
+        "a demonstration replayed with model 'replay' (scripted actions, real environment output; 3 calls, 0 tokens, "
+        "no provider called): strategies can replay it, calibration and pricing have nothing to use"]
