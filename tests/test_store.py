@@ -141,7 +141,7 @@ def test_llm_cache_round_trip_without_secrets(tmp_path):
     assert store.get_llm_call(run_db, "k1")["response"] == "newer"
 
 
-def test_a_version_2_store_gains_the_recorded_compactions_and_cost_tables(tmp_path):
+def test_a_version_2_store_gains_the_recorded_compactions_cost_and_grounded_tables(tmp_path):
     """An older store (migrations 1 and 2 only) is migrated in place, its data kept."""
     from ctxlab.store.schema import MIGRATIONS
 
@@ -154,12 +154,14 @@ def test_a_version_2_store_gains_the_recorded_compactions_and_cost_tables(tmp_pa
     con.execute("INSERT INTO skips VALUES ('r', 'd', 'x:1', 'bad')")
     con.close()
     with store.reading(db) as con:  # a reader (dashboard, `ctxlab runs`) migrates it first
-        assert store.current_version(con) == 4
+        assert store.current_version(con) == 5
     with store.writing(db) as con:
-        assert store.current_version(con) == 4 == store.LATEST
+        assert store.current_version(con) == 5 == store.LATEST
         assert {"cut_index", "strategy", "fact_recall", "summary", "error"} <= columns(con, "recorded_compactions")
         assert {"price_model", "cache_read_tokens", "cache_write_tokens", "cost_usd"} <= columns(con, "result_costs")
         assert store.unit_costs(con, "r").empty and store.session_costs(con, "r").empty
+        assert {"needed_total", "needed_kept_in_context", "refetch_tokens", "instructions_lost"} <= (
+            columns(con, "result_grounded") & columns(con, "results"))
         assert con.execute("SELECT count(*) FROM skips").fetchall()[0][0] == 1
         assert store.recorded_compactions(con, "r").empty
 

@@ -22,6 +22,7 @@ from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.compactions import recorded_compaction_rows
 from ctxlab.metrics.estimator import conversation_rows, message_rows
 from ctxlab.metrics.facts import fact_recall
+from ctxlab.metrics.grounded import GroundedEvaluator, SessionNeeds, grounded_row
 from ctxlab.metrics.provider import provider_rows
 from ctxlab.metrics.summary import summary_metrics
 from ctxlab.replay.plan import WorkSpec, turn_indices
@@ -94,6 +95,9 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
     n_units = 0
     summary_cache: dict = {}
     outputs = recorded_outputs(conv) if state.pricer else {}
+    # What each recorded action needed is the grader's, computed once per conversation from the
+    # full history and never handed to a strategy (which sees only ``messages[:upto]``).
+    needs = SessionNeeds.build(conv, state.references[0][1]) if spec.grounded else None
     for entry, strategy in zip(spec.entries, state.strategies, strict=False):
         counter = state.counters[entry.counter]
         for budget in spec.budgets:
@@ -103,6 +107,7 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
                 consumed = 0
                 # Per-turn calls form a session: each is priced against the one before it.
                 chain = Chain(state.pricer, outputs) if state.pricer and mode == "per-turn" else None
+                graded = GroundedEvaluator(needs) if needs is not None and mode == "per-turn" else None
                 for upto, turn in steps:
                     end = len(conv.messages) if upto is None else upto
                     # Per-turn: the agent sends what it sent last time plus what happened since.
@@ -114,11 +119,23 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
                     if chain is not None and upto is not None:
                         for cost in chain.price(n_units, conv, upto, result):
                             rows.add_typed(unit.key(), cost)
+                    if graded is not None and upto is not None and result is not None:
+                        _grounded_row(rows, unit, graded, upto, result.messages)
                     n_units += 1
                     # After a failure the agent starts over from its full history.
                     live, consumed = (result.messages, end) if result is not None else ((), 0)
     rows.add("done", {"run_id": spec.run_id, "dataset": dataset, "seq": seq, "units": n_units})
     return n_units
+
+
+def _grounded_row(rows: Rows, unit: Unit, graded: GroundedEvaluator, upto: int, sent: Sequence[Message]) -> None:
+    """The unit's grounded measures; a metric bug is noted on its result row, not a lost unit."""
+    try:
+        rows.add_typed(unit.key(), grounded_row(unit.unit, graded.measure(upto, sent)))
+    except Exception as exc:
+        row = rows.tables["result_rows"][-1]
+        problem = f"grounded: {type(exc).__name__}: {exc}"
+        row["metric_error"] = f"{row['metric_error']}; {problem}" if row.get("metric_error") else problem
 
 
 def _compress(strategy: BaseStrategy, context: Sequence[Message], budget: int, counter: TokenCounter,
