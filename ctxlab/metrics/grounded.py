@@ -37,7 +37,6 @@ from ctxlab.store.schema import GroundedRow
 from ctxlab.tokens import TokenCounter, get_counter
 
 _VIEW_ENTRIES = 50_000
-_KIND_COLUMNS = ("path", "identifier", "number", "other")  # `ctxlab.metrics.specific.KINDS`, in column order
 
 
 class CallMeasures(NamedTuple):
@@ -109,9 +108,9 @@ class GroundedEvaluator:
         dropped = tuple(text for i, text in stated if self._instructions[i] <= 0)
         return CallMeasures(
             t, len(needs), counts["kept"], counts["framed"], counts["old"], counts["old_kept"], counts["old_framed"],
-            counts["regex"], counts["regex_kept"], counts["regex_framed"],
-            *(counts[f"{kind}{suffix}"] for kind in _KIND_COLUMNS for suffix in ("", "_kept")),
-            sum(self.needs.tokens[j] for j in refetch), len(refetch), len(stated), len(stated) - len(dropped),
+            counts["regex"], counts["regex_kept"], counts["regex_framed"], counts["path"], counts["path_kept"],
+            counts["identifier"], counts["identifier_kept"], counts["number"], counts["number_kept"], counts["other"],
+            counts["other_kept"], sum(self.needs.tokens[j] for j in refetch), len(refetch), len(stated), len(stated) - len(dropped),
             tuple(lost), dropped)
 
     def _update(self, sent: Sequence[Message]) -> None:
@@ -184,7 +183,7 @@ def pool(measures: Iterable[CallMeasures]) -> Pooled:
     """Pool per-call measures (one session or many): recall over all needed strings of all calls,
     so a policy that forgets early and remembers late is not flattered."""
     rows = list(measures)
-    total = Counter()
+    total: Counter[str] = Counter()
     for m in rows:
         total.update({k: v for k, v in m._asdict().items() if isinstance(v, int) and k != "call"})
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from ctxlab.messages import Message
 from ctxlab.metrics.facts import normalize
 
-MIN_CHARS = 6
+MIN_CHARS = 4
 MAX_CHARS = 300
 _EN = re.compile(r"(?<![\w'’])(?:must|never|always|do not|don't|don’t|dont|only|make sure|be sure to|remember to"
                  r"|ensure|avoid|please|should not|shouldn't|shouldn’t|no need to)(?![\w'’])", re.IGNORECASE)
