@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxlab.metrics.instructions import find_instructions, instructions_of
 from ctxlab.messages import Message
+from ctxlab.metrics.instructions import find_instructions, instructions_of
 from ctxlab.metrics.specific import MIN_LENGTH, kind_of, specific_strings
 
 
