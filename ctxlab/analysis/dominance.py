@@ -51,12 +51,17 @@ COLUMNS = ["budget", "anchor", "anchor_tokens", "anchor_recall", "anchor_low", "
 def curve(rows: pd.DataFrame, y: str = "needed_recall") -> pd.DataFrame:
     """The candidate's points: ``tokens_sent`` ascending (unique), with ``recall`` (the best of
     the settings at equal tokens) and its ``low`` / ``high`` bounds when `rows` have them."""
-    bounds = {"needed_recall": ("needed_low", "needed_high")}.get(y, ("", ""))
+    bounds = _bounds(y)
     points = rows.dropna(subset=["tokens_sent", y]).assign(
         recall=lambda d: d[y], low=lambda d: d[bounds[0]] if bounds[0] in d else np.nan,
         high=lambda d: d[bounds[1]] if bounds[1] in d else np.nan)
     best = points.sort_values("recall", ascending=False).drop_duplicates("tokens_sent")
     return best[["tokens_sent", "recall", "low", "high"]].sort_values("tokens_sent", ignore_index=True)
+
+
+def _bounds(y: str) -> tuple[str, str]:
+    """The interval columns of a front's recall column (``needed_low``, ``in_context_recall_low``...)."""
+    return ("needed_low", "needed_high") if y == "needed_recall" else (f"{y}_low", f"{y}_high")
 
 
 def recall_at(front: pd.DataFrame, tokens: float, column: str = "recall") -> float | None:
@@ -89,8 +94,8 @@ def compare(candidate: pd.DataFrame, anchors: pd.DataFrame, sessions: pd.DataFra
     for _, a in anchors.iterrows():
         at = (recall_at(front, a["tokens_sent"]), recall_at(front, a["tokens_sent"], "low"),
               recall_at(front, a["tokens_sent"], "high"))
-        point = (a[y], a.get("needed_low", np.nan) if y == "needed_recall" else np.nan,
-                 a.get("needed_high", np.nan) if y == "needed_recall" else np.nan)
+        low, high = _bounds(y)
+        point = (a[y], a.get(low, np.nan), a.get(high, np.nan))
         cheaper = front[front["tokens_sent"] <= a["tokens_sent"]]
         tally = per_session(candidate["label"], a["label"], sessions, y) if sessions is not None else {}
         rows.append([a["budget"], a["label"], a["tokens_sent"], *point, a.get("overflow_rate", np.nan),

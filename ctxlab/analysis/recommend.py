@@ -35,8 +35,11 @@ RECALLS = {"in_context_recall": ("framed_kept", "needed_total"), "old_recall": (
            "non_regex_recall": ("non_regex_kept", "non_regex_total"),
            "instruction_survival": ("instructions_kept", "instructions_total"),
            "fact_recall": ("facts_kept", "facts_total")}
+# Recalls that also get a 95% interval over sessions (``<name>_low``, ``<name>_high``).
+BOUNDED = ("in_context_recall", "non_regex_recall")
 FRONT_COLUMNS = [*VARIANT, "sessions", "calls", "tokens_sent", "refetch_tokens", "effective_tokens", "needed_recall",
-                 "needed_low", "needed_high", *RECALLS, "orphan_rate", "overflow_rate", "on_front"]
+                 "needed_low", "needed_high", *RECALLS, *(f"{b}_{end}" for b in BOUNDED for end in ("low", "high")),
+                 "orphan_rate", "overflow_rate", "on_front"]
 
 
 class Recommendation(NamedTuple):
@@ -100,6 +103,7 @@ def frontier(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None =
         sent, refetch = float(group["tokens_sent"].mean()), float(group["refetch_tokens"].mean())
         rows.append([*key, len(group), calls, sent, refetch, sent + refetch, recall, low, high,
                      *(_share(group, *pair) for pair in RECALLS.values()),
+                     *(bound for b in BOUNDED for bound in _bounds(group, *RECALLS[b])),
                      group["orphaned"].sum() / max(calls, 1), group["overflowed"].sum() / max(calls, 1)])
     front = pd.DataFrame(rows, columns=FRONT_COLUMNS[:-1])
     front["on_front"] = pareto_front(front["effective_tokens"], front["needed_recall"]) if len(front) else []
@@ -110,6 +114,11 @@ def frontier(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None =
         front["effective_usd"] = front["cost_usd"] + front["refetch_usd"]
         front["on_cost_front"] = pareto_front(front["effective_usd"], front["needed_recall"]) if len(front) else []
     return front.sort_values("tokens_sent", ignore_index=True)
+
+
+def _bounds(group: pd.DataFrame, kept: str, total: str) -> tuple[float, float]:
+    _, low, high = bootstrap_mean_ci(group[kept].to_numpy(), group[total].to_numpy())
+    return low, high
 
 
 def _share(group: pd.DataFrame, kept: str, total: str) -> float:
