@@ -40,12 +40,14 @@ def recommend(
         show_default=False)] = None,
     vs_anchors: Annotated[bool, typer.Option(
         "--vs-anchors", help="Instead: run the agent presets and `recommended` at several settings, and show "
-                             "recommended's recall at each agent's tokens sent (wins / ties / loses).")] = False,
+                             "recommended's needed recall at each agent's tokens sent (wins / ties / loses, pooled "
+                             "and session by session).")] = False,
 ) -> None:
-    """Which context policy keeps the most of what matters on your sessions, and what it sends.
+    """Which context policy keeps the most of what your agent used next, and what it sends.
 
     Every policy runs with its own token counter (as the agent it reproduces would), turn by turn;
-    the reference tokenizer measures what is really sent and what overflows the window.
+    each call is graded by the session's recorded next action (needed-context recall); the
+    reference tokenizer measures what is really sent and what overflows the window.
     """
     from ctxlab import store
     from ctxlab.analysis import frames

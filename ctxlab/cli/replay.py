@@ -189,6 +189,9 @@ def replay(
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Record bad records as skips and go on.")] = False,
     no_estimators: Annotated[bool, typer.Option("--no-estimators", help="Do not record estimator errors.")] = False,
     no_quality: Annotated[bool, typer.Option("--no-quality", help="Skip fact recall and summary metrics.")] = False,
+    no_grounded: Annotated[bool, typer.Option(
+        "--no-grounded", help="Skip the grounded measures of per-turn units (needed-context recall, refetch, "
+                              "instruction survival; docs/quality.md).")] = False,
     price_model: Annotated[list[str] | None, typer.Option(
         help="Price every per-turn call by this litellm model, with prompt caching (repeatable).",
         show_default=False)] = None,
@@ -201,7 +204,8 @@ def replay(
         counters=tuple(counter or (DEFAULT_COUNTER,)), references=tuple(reference or DEFAULT_REFERENCES),
         modes=tuple(mode or ("final",)), estimators=() if no_estimators else DEFAULT_ESTIMATORS,
         db=db or default_db(), workers=workers, engine=engine, ray_address=ray_address, limit=limit, name=name,
-        skip_invalid=skip_invalid, quality=not no_quality, price_models=tuple(price_model or ()))
+        skip_invalid=skip_invalid, quality=not no_quality, price_models=tuple(price_model or ()),
+        grounded=not no_grounded)
     summary = run_replay(config)
     _report_summary(summary)
     print_summary(summary.db, summary.run_id, f"{summary.name}: mean per strategy x budget")
