@@ -39,6 +39,16 @@ class Timing(NamedTuple):
     label: str
     seconds: float
     detail: str = ""
+    cpu: float = 0.0  # CPU seconds of this process and the workers it waited for
+
+
+def cpu_seconds() -> float:
+    """User + system CPU time of this process and its finished children (the pool workers): what a
+    replay costs whatever else the machine is doing, where wall time grows with the load."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def demo_references() -> list[str]:
@@ -86,15 +96,15 @@ def timed_replay(label: str, out_dir: Path, sources: Sequence[str], mode: str, *
     db = out_dir / f"{label}.duckdb"
     for path in (db, db.with_suffix(".duckdb.wal")):
         path.unlink(missing_ok=True)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
     config = ReplayConfig(tuple(sources), tuple(strategies or deterministic_strategies()), DEFAULT_BUDGETS,
                           references=(REFERENCE,), modes=(mode,), estimators=DEFAULT_ESTIMATORS if full else (),
                           db=str(db), workers=workers, limit=limit, name=label, quality=full,
                           price_models=tuple(price_models), grounded=full if grounded is None else grounded)
     summary = replay(config)
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     return Timing(label, wall, f"{summary.conversations:,} conversations, {summary.units:,} units, "
-                               f"{summary.errors} errors; slowest strategy: {slowest_strategy(db, summary.run_id)}")
+                               f"{summary.errors} errors; slowest strategy: {slowest_strategy(db, summary.run_id)}", cpu)
 
 
 def slowest_strategy(db: Path, run_id: str) -> str:
@@ -267,13 +277,15 @@ def _priced(plain: Timing, out: Path, workers: int) -> str:
             f"unpriced replay ({'meets' if ratio <= 1.3 else 'misses'} the 1.3x goal)")
 
 
-def _grounded(plain: Timing, out: Path, workers: int) -> str:
-    """The same per-turn core replay with the grounded measures of every unit; goal: within 1.3x."""
-    t = timed_replay("per-turn-core-grounded", out, DEMO_SOURCES, "per-turn", workers=workers, full=False,
-                     grounded=True)
-    ratio = t.seconds / plain.seconds
+def _grounded(plain: Timing, out: Path, workers: int, sources: Sequence[str] = DEMO_SOURCES, **options: Any) -> str:
+    """The same per-turn core replay with the grounded measures of every unit; goal: within 1.3x,
+    judged on CPU time (wall time on a shared machine moves with the others' load)."""
+    t = timed_replay("per-turn-core-grounded", out, sources, "per-turn", workers=workers, full=False, grounded=True,
+                     **options)
+    ratio, cpu = t.seconds / plain.seconds, t.cpu / plain.cpu if plain.cpu else float("nan")
     return (f"per-turn-core replay with the grounded measures (needed-context recall, refetch, instructions): "
-            f"{t.seconds:.2f} s = {ratio:.2f}x the core replay ({'meets' if ratio <= 1.3 else 'misses'} the 1.3x goal)")
+            f"{t.seconds:.2f} s = {ratio:.2f}x the core replay's wall time, {t.cpu:.1f} s CPU = {cpu:.2f}x its CPU "
+            f"({'meets' if cpu <= 1.3 else 'misses'} the 1.3x goal)")
 
 
 def _scale(out: Path, workers: int, n: int, echo: Callable[[str], None]) -> Iterator[str]:

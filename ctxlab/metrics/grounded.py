@@ -39,37 +39,31 @@ from ctxlab.tokens import TokenCounter, get_counter
 _VIEW_ENTRIES = 50_000
 
 
-class CallMeasures(NamedTuple):
-    """The grounded measures of one call (counts; recalls are kept / total, pooled by `pool`)."""
+class CallMeasures(GroundedRow):
+    """The grounded measures of one call: the store's `GroundedRow` whose ``unit`` is the call's
+    index ``t`` (`grounded_row` renumbers it); counts, with the lost strings and instructions as
+    JSON lists (`lost`, `lost_instructions` decode them). Recalls are kept / total; `pool` pools
+    them over calls."""
 
-    call: int
-    needed_total: int
-    needed_kept: int
-    needed_kept_in_context: int
-    needed_old_total: int
-    needed_old_kept: int
-    needed_old_kept_in_context: int
-    needed_regex_total: int
-    needed_regex_kept: int
-    needed_regex_kept_in_context: int
-    needed_path_total: int
-    needed_path_kept: int
-    needed_identifier_total: int
-    needed_identifier_kept: int
-    needed_number_total: int
-    needed_number_kept: int
-    needed_other_total: int
-    needed_other_kept: int
-    refetch_tokens: int
-    refetch_messages: int
-    instructions_total: int
-    instructions_kept: int
-    needed_lost: tuple[str, ...]
-    instructions_lost: tuple[str, ...]
+    __slots__ = ()
+
+    @property
+    def call(self) -> int:
+        return self.unit
 
     @property
     def needed_recall(self) -> float | None:
         return self.needed_kept / self.needed_total if self.needed_total else None
+
+    @property
+    def lost(self) -> tuple[str, ...]:
+        """The needed strings the call did not send (the first 50)."""
+        return tuple(json.loads(self.needed_lost))
+
+    @property
+    def lost_instructions(self) -> tuple[str, ...]:
+        """The instructions stated before the call that it did not send (the first 50)."""
+        return tuple(json.loads(self.instructions_lost))
 
 
 class _View(NamedTuple):
@@ -110,8 +104,8 @@ class GroundedEvaluator:
             t, len(needs), counts["kept"], counts["framed"], counts["old"], counts["old_kept"], counts["old_framed"],
             counts["regex"], counts["regex_kept"], counts["regex_framed"], counts["path"], counts["path_kept"],
             counts["identifier"], counts["identifier_kept"], counts["number"], counts["number_kept"], counts["other"],
-            counts["other_kept"], sum(self.needs.tokens[j] for j in refetch), len(refetch), len(stated), len(stated) - len(dropped),
-            tuple(lost), dropped)
+            counts["other_kept"], sum(self.needs.tokens[j] for j in refetch), len(refetch), len(stated),
+            len(stated) - len(dropped), _json(lost), _json(dropped))
 
     def _update(self, sent: Sequence[Message]) -> None:
         now = set(sent)
@@ -153,6 +147,10 @@ def _view_of(needs: SessionNeeds, message: Message) -> _View:
     return _View(held, framed, instructions)
 
 
+def _json(texts: Sequence[str]) -> str:
+    return json.dumps(list(texts[:50]), ensure_ascii=False)
+
+
 def _count(counts: Counter[str], need: Need, kept: bool, framed: bool) -> None:
     counts["kept"] += kept
     counts["framed"] += framed
@@ -185,7 +183,7 @@ def pool(measures: Iterable[CallMeasures]) -> Pooled:
     rows = list(measures)
     total: Counter[str] = Counter()
     for m in rows:
-        total.update({k: v for k, v in m._asdict().items() if isinstance(v, int) and k != "call"})
+        total.update({k: v for k, v in m._asdict().items() if isinstance(v, int) and k != "unit"})
 
     def share(kept: int, of: int) -> float | None:
         return kept / of if of else None
@@ -200,9 +198,8 @@ def pool(measures: Iterable[CallMeasures]) -> Pooled:
 
 
 def grounded_row(unit: int, measures: CallMeasures) -> GroundedRow:
-    """The store row of one unit's measures (the lost strings and instructions: first 50, JSON)."""
-    return GroundedRow(unit, *measures[1:-2], json.dumps(list(measures.needed_lost[:50]), ensure_ascii=False),
-                       json.dumps(list(measures.instructions_lost[:50]), ensure_ascii=False))
+    """The store row of one unit's measures."""
+    return GroundedRow(unit, *measures[1:])
 
 
 def evaluate(conversation: Conversation, calls: Iterable[tuple[int, Sequence[Message]]],

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from ctxlab.messages import Conversation, Message, ToolCall
 from ctxlab.metrics.grounded import GroundedEvaluator, evaluate, grounded_row, pool
 from ctxlab.metrics.needed import SessionNeeds
+from ctxlab.store.schema import GroundedRow
 from ctxlab.tokens import get_counter
 
 COUNTER = get_counter("o200k_base")
@@ -43,7 +44,7 @@ def test_noop_keeps_every_needed_string():
     measures = evaluate(conv, [(t, conv.messages[:t]) for t in calls(conv)], COUNTER)
     pooled = pool(measures)
     assert pooled.needed > 0 and pooled.needed_recall == pooled.in_context_recall == 1.0
-    assert pooled.refetch_tokens == 0 and all(not m.needed_lost for m in measures)
+    assert pooled.refetch_tokens == 0 and all(not m.lost for m in measures)
 
 
 def test_the_needs_of_an_action_come_from_earlier_messages_only():
@@ -71,7 +72,7 @@ def test_removing_the_one_message_that_held_a_needed_string_lowers_recall_and_ad
     sent = [m for m in conv.messages[:6] if m is not holder]
     full, cut = evaluate(conv, [(6, conv.messages[:6])], COUNTER)[0], evaluate(conv, [(6, sent)], COUNTER)[0]
     assert full.needed_kept == full.needed_total == 2
-    assert cut.needed_kept == 1 and cut.needed_lost == ("MAX_RETRY_COUNT",)
+    assert cut.needed_kept == 1 and cut.lost == ("MAX_RETRY_COUNT",)
     assert cut.refetch_tokens == COUNTER.count_message(holder) and cut.refetch_messages == 1
     assert full.refetch_tokens == 0
 
@@ -83,7 +84,7 @@ def test_a_bare_list_of_identifiers_keeps_the_string_but_not_its_context():
     for replacement, in_context in ((digest, 0), (framed, 1)):
         sent = [replacement if m.id == "m3" else m for m in conv.messages[:6]]
         m = evaluate(conv, [(6, sent)], COUNTER)[0]
-        names = [n for n in ("MAX_RETRY_COUNT",) if n in m.needed_lost]
+        names = [n for n in ("MAX_RETRY_COUNT",) if n in m.lost]
         assert not names and m.needed_kept == 2
         assert m.needed_kept_in_context == 1 + in_context  # the path stands whole in the user message
 
@@ -92,7 +93,7 @@ def test_the_row_holds_the_counts_and_the_lost_strings_as_json():
     conv = session()
     m = evaluate(conv, [(6, conv.messages[:3])], COUNTER)[0]
     row = grounded_row(7, m)
-    assert row.unit == 7 and row.needed_total == 2 and json.loads(row.needed_lost) == list(m.needed_lost)
+    assert row.unit == 7 and row.needed_total == 2 and json.loads(row.needed_lost) == list(m.lost) and type(row) is GroundedRow
     assert row.needed_path_total == row.needed_identifier_total == 1
 
 
@@ -107,7 +108,7 @@ def test_instructions_in_english_and_chinese_are_detected_and_a_dropped_one_is_r
     assert needs.instructions == [(0, "Never push to main."), (2, "请修复测试"), (2, "不要删除数据库文件")]
     kept, dropped = evaluate(conv, [(3, conv.messages[:3]), (3, conv.messages[1:3])], COUNTER)
     assert kept.instructions_kept == kept.instructions_total == len(needs.instructions)
-    assert dropped.instructions_lost == ("Never push to main.",)
+    assert dropped.lost_instructions == ("Never push to main.",)
 
 
 @st.composite
