@@ -26,6 +26,7 @@ grade: a strategy never sees `SessionNeeds`.
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -98,8 +99,9 @@ class GroundedEvaluator:
                 smallest = self.needs.holdings[need.text].smallest_before(t)
                 if smallest is not None:
                     refetch.add(smallest[1])
-        stated = [(i, text) for i, (j, text) in enumerate(self.needs.instructions) if j < t]
-        dropped = tuple(text for i, text in stated if self._instructions[i] <= 0)
+        # Instructions are listed in the order they were first stated: those before t are a prefix.
+        stated = self.needs.instructions[:bisect_left(self.needs.instruction_indices, t)]
+        dropped = [text for i, (_, text) in enumerate(stated) if self._instructions[i] <= 0]
         return CallMeasures(
             t, len(needs), counts["kept"], counts["framed"], counts["old"], counts["old_kept"], counts["old_framed"],
             counts["regex"], counts["regex_kept"], counts["regex_framed"], counts["path"], counts["path_kept"],
@@ -148,7 +150,7 @@ def _view_of(needs: SessionNeeds, message: Message) -> _View:
 
 
 def _json(texts: Sequence[str]) -> str:
-    return json.dumps(list(texts[:50]), ensure_ascii=False)
+    return json.dumps(list(texts[:50]), ensure_ascii=False) if texts else "[]"
 
 
 def _count(counts: Counter[str], need: Need, kept: bool, framed: bool) -> None:

@@ -123,6 +123,11 @@ class SessionNeeds:
     instructions: list[tuple[int, str]]
     index: dict[Message, int]
     views: dict = field(default_factory=dict, repr=False)  # message -> what it holds (`ctxlab.metrics.grounded`)
+    instruction_indices: list[int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # `instructions_of` lists them in the order first stated, so the indices ascend.
+        self.instruction_indices = [j for j, _ in self.instructions]
 
     @classmethod
     def build(cls, conversation: Conversation, counter: TokenCounter) -> SessionNeeds:
