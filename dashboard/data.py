@@ -163,12 +163,14 @@ def unit_costs(db: Db, run_id: str, dataset: str, price_model: str) -> pd.DataFr
 def policy_front(db: Db, run_id: str, dataset: str | None, reference: str, window: int,
                  price_model: str | None = None) -> pd.DataFrame:
     """`ctxlab.analysis.recommend.frontier` of a run's per-turn units at one window (with the mean
-    session cost under `price_model` when given)."""
+    session cost under `price_model` when given, and refetch priced at its uncached input price)."""
     from ctxlab.analysis.recommend import frontier
+    from ctxlab.cost import price_model as lookup
 
     df = results(db, run_id, dataset)
-    costs = None
+    costs, price = None, None
     if price_model is not None:
         costs = session_costs(db, run_id, dataset)
         costs = costs[(costs["price_model"] == price_model) & (costs["budget"] == window)]
-    return frontier(df[df["budget"] == window], reference, costs)
+        price = lookup(price_model).prices.base.input
+    return frontier(df[df["budget"] == window], reference, costs, price)

@@ -67,6 +67,27 @@ STRATEGY_COMPARISON = [
           "Every number comes from the `results` view of the store; intervals are 95% bootstrap intervals "
           "over conversations (per-turn units of one conversation are not independent)."),
     code(LOAD_RESULTS),
+    md("## Which policy: what the agent's next action used\n\nPer-turn units only (`ctxlab recommend`, or "
+       "`ctxlab replay --mode per-turn`): every call is graded by the session's recorded next action. **Needed "
+       "recall** is the share of the specific strings (paths, identifiers, numbers, flags) that action used and only "
+       "earlier history held, still sent, pooled over the calls, with a 95% interval over sessions; **in context** "
+       "counts a string only with the line it stood on. The cost axis adds to the tokens sent the **refetch** tokens "
+       "(the smallest earlier message holding each lost string). Overlapping intervals are a tie, and the "
+       "recommendation is the cheapest of the tied. Regex fact recall (ctxlab's own extractors) is a secondary "
+       "column. Definitions and caveats: docs/quality.md."),
+    code('''from ctxlab.analysis.recommend import frontier, recommend
+
+turns = results[results["mode"] == "per-turn"]
+if turns.empty:
+    print("No per-turn units in this run: `ctxlab recommend SOURCE --window N` replays sessions call by call.")
+columns = ["label", "counter", "needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",
+           "instruction_survival", "tokens_sent", "effective_tokens", "fact_recall", "overflow_rate", "orphan_rate"]
+for window in sorted(turns["budget"].unique()):
+    front = frontier(turns[turns["budget"] == window], "o200k_base")
+    choice = recommend(front)
+    print(f"window {window:,}: " + (f"recommended {choice.label}. {choice.evidence}" if choice else "no recommendation"))
+    display(P.policy_front(front, chosen=choice.label if choice else None))
+    display(front[columns].sort_values("needed_recall", ascending=False).round(3))'''),
     md("## Retained-token ratio vs budget\n\nThe share of the full history's tokens a result keeps. A good "
        "strategy uses its budget: a curve far below its neighbours throws away context it was allowed to keep. "
        "Dashed lines are strategies counting with a character estimator (their seed's counter); solid ones count "
@@ -81,8 +102,8 @@ STRATEGY_COMPARISON = [
     md("## Tool integrity\n\nA tool result kept without the assistant message that called it (or the reverse) is "
        "an invalid request for most APIs. Every cell should be 100%."),
     code("P.tool_integrity_heatmap(A.tool_integrity(main))"),
-    md("## Fact recall vs retained ratio\n\nGround-truth facts still present against tokens kept, per variant and "
-       "budget. Points on the frontier (ringed) keep the most facts for their size; anything below it is beaten "
+    md("## Regex fact recall vs retained ratio\n\nGround-truth facts and the facts ctxlab's own regexes extract, "
+       "still present, against tokens kept, per variant and budget (final mode has no next action to grade by). Points on the frontier (ringed) keep the most facts for their size; anything below it is beaten "
        "by another strategy or budget."),
     code("points = A.pareto_points(main)\nP.pareto(points)"),
     code('points[points["on_front"]].sort_values("retained_ratio")'),

@@ -47,3 +47,11 @@ def test_timed_replay_of_named_strategies_only(tmp_path):
                        strategies=["noop"])
     with store.reading(tmp_path / "floor.duckdb") as con:
         assert con.execute("SELECT DISTINCT strategy FROM results").fetchall() == [("noop",)]
+
+
+def test_timed_replay_counts_the_cpu_of_its_workers_and_the_grounded_line_compares_it(tmp_path):
+    plain = bench.timed_replay("core", tmp_path, ["sample:agent_sessions"], "per-turn", workers=1, full=False, limit=2,
+                               strategies=["noop"], grounded=False)
+    assert plain.cpu > 0
+    line = bench._grounded(plain, tmp_path, 1, ["sample:agent_sessions"], limit=2, strategies=["noop"])
+    assert "x the core replay's wall time" in line and "x its CPU" in line and "1.3x goal" in line

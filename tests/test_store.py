@@ -141,7 +141,7 @@ def test_llm_cache_round_trip_without_secrets(tmp_path):
     assert store.get_llm_call(run_db, "k1")["response"] == "newer"
 
 
-def test_a_version_2_store_gains_the_recorded_compactions_cost_and_agreement_tables(tmp_path):
+def test_a_version_2_store_gains_the_recorded_compactions_cost_agreement_and_grounded_tables(tmp_path):
     """An older store (migrations 1 and 2 only) is migrated in place, its data kept."""
     from ctxlab.store.schema import MIGRATIONS
 
@@ -162,6 +162,8 @@ def test_a_version_2_store_gains_the_recorded_compactions_cost_and_agreement_tab
         assert {"call", "name_match", "arg_overlap", "text_answer", "cost_usd"} <= columns(con, "agreement_rows")
         assert {"run_id", "config", "sessions", "calls"} <= columns(con, "agreement_runs")
         assert store.unit_costs(con, "r").empty and store.session_costs(con, "r").empty
+        assert {"needed_total", "needed_kept_in_context", "refetch_tokens", "instructions_lost"} <= (
+            columns(con, "result_grounded") & columns(con, "results"))
         assert con.execute("SELECT count(*) FROM skips").fetchall()[0][0] == 1
         assert store.recorded_compactions(con, "r").empty
 

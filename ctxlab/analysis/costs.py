@@ -12,8 +12,8 @@ TOKENS = ["input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tok
 
 
 def variant_costs(sessions: pd.DataFrame) -> pd.DataFrame:
-    """Mean per session, per price model and variant: calls, tokens by kind, the cache-read share of
-    the prompt, and dollars (summarizer calls included)."""
+    """Mean per session, per price model and variant: calls (one decimal), tokens by kind (whole
+    tokens), the cache-read share of the prompt, and dollars (summarizer calls included)."""
     if sessions.empty:
         return pd.DataFrame(columns=["price_model", *VARIANT, "sessions", "calls", *TOKENS, "cache_read_share",
                                      "cost_usd"])
@@ -21,7 +21,8 @@ def variant_costs(sessions: pd.DataFrame) -> pd.DataFrame:
     out = grouped[["calls", *TOKENS, "prompt_tokens", "cost_usd"]].mean().reset_index()
     out.insert(len(VARIANT) + 1, "sessions", grouped.size().to_numpy())
     out["cache_read_share"] = out["cache_read_tokens"] / out["prompt_tokens"].where(out["prompt_tokens"] > 0)
-    return out.drop(columns=["prompt_tokens"])
+    # Means of counts over sessions: "10.3 calls", not "10.2857 calls".
+    return out.drop(columns=["prompt_tokens"]).round({"calls": 1, **dict.fromkeys(TOKENS, 0)})
 
 
 def cheapest(sessions: pd.DataFrame, *, exclude: tuple[str, ...] = ("noop",)) -> pd.DataFrame:

@@ -30,7 +30,9 @@ RESULT_COLUMNS = (
     "messages_truncated", "messages_dropped", "messages_added", "tool_pairs_intact", "orphan_calls",
     "orphan_results", "system_kept", "newest_user_kept", "fact_recall", "facts_total", "facts_kept",
     "has_summary", "summary_tokens", "llm_calls", "llm_input_tokens", "llm_output_tokens", "llm_cost_usd",
-    "latency_ms", "status",
+    "latency_ms", "status", "needed_total", "needed_kept", "needed_kept_in_context", "needed_old_total",
+    "needed_old_kept", "needed_regex_total", "needed_regex_kept", "refetch_tokens", "instructions_total",
+    "instructions_kept",
 )
 ESTIMATOR_COLUMNS = ("dataset", "seq", "conversation_id", "message_id", "role", "content_kind", "language",
                      "chars", "counter", "reference", "estimated", "actual", "error", "error_pct")

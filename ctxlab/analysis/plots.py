@@ -283,42 +283,59 @@ def pareto(points: pd.DataFrame) -> Figure:
         return _finish(fig, title)
 
 
-def policy_front(front: pd.DataFrame, *, x: str = "tokens_sent", xlabel: str = "tokens sent per session",
-                 chosen: str | None = None) -> Figure:
-    """Fact recall against what a session sends, one point per policy, with the Pareto front and
+def policy_front(front: pd.DataFrame, *, x: str = "effective_tokens",
+                 xlabel: str = "tokens sent + refetch per session", chosen: str | None = None) -> Figure:
+    """Needed-context recall against effective cost, one numbered point per policy (the key beside
+    the chart names them, so ten policies in one corner stay readable), with the Pareto front and
     the calls a provider would reject (hollow: orphaned tool pairs or over the window).
 
     Args:
-        front: `ctxlab.analysis.recommend.frontier` (label, counter, tokens_sent, fact_recall,
-            recall_low, recall_high, orphan_rate, overflow_rate, on_front; or another `x` column).
-        x: the cost axis column: ``tokens_sent``, or ``cost_usd`` (its front is ``on_cost_front``).
+        front: `ctxlab.analysis.recommend.frontier` (label, counter, needed_recall, needed_low,
+            needed_high, effective_tokens, orphan_rate, overflow_rate, on_front; or another `x`).
+        x: the cost axis column: ``effective_tokens``, or ``effective_usd`` (its front is ``on_cost_front``).
         chosen: the recommended policy's label, ringed.
     """
-    title = "Policies turn by turn: facts kept against what every call sends"
-    points = front.dropna(subset=[x, "fact_recall"])
+    from ctxlab.analysis.labels import place_labels
+
+    title = "Policies turn by turn: what the next action used, against what it costs"
+    points = front.dropna(subset=[x, "needed_recall"]).sort_values(
+        ["needed_recall", x], ascending=[False, True], ignore_index=True)
     if points.empty:
-        return _empty(title, "no per-turn results with fact recall in this run (replay --mode per-turn)")
+        return _empty(title, "no per-turn results with needed-context recall in this run (replay --mode per-turn)")
     with _style():
-        fig, (ax,) = _figure(width=9.0, height=5.2)
+        fig = Figure(figsize=(12.5, 5.6), layout="constrained")
+        ax, key = fig.subplots(1, 2, width_ratios=[2.1, 1.0])
         for row in points.itertuples():
             rejected = (row.orphan_rate + row.overflow_rate) > 0
             color = strategy_color(str(row.label))
-            ax.errorbar(getattr(row, x), row.fact_recall, yerr=[[row.fact_recall - row.recall_low],
-                                                             [row.recall_high - row.fact_recall]],
-                        fmt="o", ms=7, color=color, mfc="white" if rejected else color, capsize=2, lw=0.8)
-            ax.annotate(f"{row.label}", (getattr(row, x), row.fact_recall), fontsize=7, xytext=(6, 4),
-                        textcoords="offset points")
-        on = points[points["on_cost_front" if x == "cost_usd" else "on_front"]].sort_values(x)
-        ax.step(on[x], on["fact_recall"], where="post", color="black", lw=1.2, alpha=0.5, label="Pareto front")
+            ax.errorbar(getattr(row, x), row.needed_recall, yerr=[[row.needed_recall - row.needed_low],
+                                                               [row.needed_high - row.needed_recall]],
+                        fmt="o", ms=6, color=color, mfc="white" if rejected else color, capsize=2, lw=0.8)
+        on = points[points["on_cost_front" if x == "effective_usd" else "on_front"].astype(bool)].sort_values(x)
+        ax.step(on[x], on["needed_recall"], where="post", color="black", lw=1.2, alpha=0.5, label="Pareto front")
         if chosen is not None and chosen in set(points["label"]):
             pick = points[points["label"] == chosen].iloc[0]
-            ax.scatter([pick[x]], [pick["fact_recall"]], s=260, facecolors="none", edgecolors="#d62728", lw=2,
+            ax.scatter([pick[x]], [pick["needed_recall"]], s=220, facecolors="none", edgecolors="#d62728", lw=2,
                        label=f"recommended: {chosen}")
+        place_labels(ax, points[x].tolist(), points["needed_recall"].tolist(), [str(i + 1) for i in points.index])
         ax.set_xlabel(xlabel + " (hollow: some calls orphaned or over the window)")
-        ax.set_ylabel("fact recall, pooled over calls (95% CI over sessions)")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"${v:,.2f}" if x == "effective_usd" else
+                                                   f"{v / 1e6:g}M" if v >= 1e6 else _tokens(v)))
+        ax.set_ylabel("needed-context recall, pooled over calls (95% CI over sessions)")
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         ax.legend(loc="lower right", fontsize=8)
+        _policy_key(key, points, x)
         return _finish(fig, title)
+
+
+def _policy_key(ax: Axes, points: pd.DataFrame, x: str) -> None:
+    """The numbered key: number, policy, its recall and cost, best recall first."""
+    ax.axis("off")
+    money = x == "effective_usd"
+    lines = [f"{i + 1:>2}  {str(r.label)[:44]:<44} {100 * r.needed_recall:5.1f}%  "
+             + (f"${getattr(r, x):,.3f}" if money else f"{getattr(r, x):,.0f}") for i, r in enumerate(points.itertuples())]
+    ax.text(0.0, 1.0, "\n".join(["#   policy" + " " * 40 + "recall  cost", *lines]), va="top", ha="left",
+            family="monospace", fontsize=7, transform=ax.transAxes)
 
 
 def session_cost(calls: pd.DataFrame, *, price_model: str) -> Figure:

@@ -1,13 +1,16 @@
-"""Which context policy to run on a user's own sessions: the Pareto front of fact recall against
-what is sent, and a recommendation with its evidence.
+"""Which context policy to run on a user's own sessions: the Pareto front of needed-context recall
+against effective cost, and a recommendation with its evidence.
 
 Input is a per-turn replay (`ctxlab.analysis.frames.results`): one unit per provider call, each
-compressed before the call as the agent would. Per session and variant this sums what every call
-sends (under the reference tokenizer: a real count, not the strategy's own estimate), pools the
-facts the calls kept (recall over all calls, so a policy that forgets early and remembers late is
-not flattered), and counts the calls a provider would reject: an orphan tool result or call is a
-400, a prompt over the window is a 400 too. Sessions are then averaged per variant, with a
-bootstrap interval for recall over sessions (`ctxlab.analysis.tables.bootstrap_mean_ci`).
+compressed before the call as the agent would, graded by what the agent's recorded next action
+used (`ctxlab.metrics.grounded`). Per session and variant this sums what every call sends (under the
+reference tokenizer: a real count), the refetch tokens of the needed strings it lost, and pools the
+needed strings over the calls (so a policy that forgets early and remembers late is not flattered);
+it counts the calls a provider would reject (an orphan tool result or call, a prompt over the
+window: both a 400). Sessions are then averaged per variant, with a bootstrap interval over sessions
+(`ctxlab.analysis.tables.bootstrap_mean_ci`). *Effective cost* is tokens sent plus refetch tokens,
+or with a price model, dollars with prompt caching plus the refetch tokens at the uncached input
+price. Regex fact recall (`ctxlab.metrics.facts`) stays a secondary column.
 """
 
 from __future__ import annotations
@@ -21,9 +24,21 @@ import pandas as pd
 from ctxlab.analysis.tables import CONVERSATION, bootstrap_mean_ci, pareto_front
 
 VARIANT = ("label", "counter", "budget")
-# Recall within this of the best counts as a tie; the cheaper policy then wins.
-RECALL_TIE = 0.005
-FRONT_COLUMNS = [*VARIANT, "sessions", "calls", "tokens_sent", "fact_recall", "recall_low", "recall_high",
+# Summed per session from the per-turn units (kept / total pairs pool into recalls).
+SUMS = {"facts_kept": "facts_kept", "facts_total": "facts_total", "needed_kept": "needed_kept",
+        "needed_total": "needed_total", "needed_kept_in_context": "framed_kept",
+        "needed_old_kept": "old_kept", "needed_old_total": "old_total", "needed_regex_kept": "regex_kept",
+        "needed_regex_total": "regex_total", "refetch_tokens": "refetch_tokens",
+        "instructions_kept": "instructions_kept", "instructions_total": "instructions_total"}
+# Pooled recalls of the front: column -> (kept, total) session sums.
+RECALLS = {"in_context_recall": ("framed_kept", "needed_total"), "old_recall": ("old_kept", "old_total"),
+           "non_regex_recall": ("non_regex_kept", "non_regex_total"),
+           "instruction_survival": ("instructions_kept", "instructions_total"),
+           "fact_recall": ("facts_kept", "facts_total")}
+# Recalls that also get a 95% interval over sessions (``<name>_low``, ``<name>_high``).
+BOUNDED = ("in_context_recall", "non_regex_recall")
+FRONT_COLUMNS = [*VARIANT, "sessions", "calls", "tokens_sent", "refetch_tokens", "effective_tokens", "needed_recall",
+                 "needed_low", "needed_high", *RECALLS, *(f"{b}_{end}" for b in BOUNDED for end in ("low", "high")),
                  "orphan_rate", "overflow_rate", "on_front"]
 
 
@@ -37,7 +52,8 @@ class Recommendation(NamedTuple):
 
 
 def session_rows(results: pd.DataFrame, reference: str) -> pd.DataFrame:
-    """One row per variant x session: calls, tokens sent, facts kept and total, rejected calls.
+    """One row per variant x session: calls, tokens sent, the `SUMS` (needed strings kept and
+    total, refetch tokens, facts, instructions), rejected calls.
 
     Args:
         results: rows of the `results` view (per-turn units; one row per unit and reference).
@@ -45,96 +61,96 @@ def session_rows(results: pd.DataFrame, reference: str) -> pd.DataFrame:
     """
     units = results[(results["reference"] == reference) & (results["mode"] == "per-turn")]
     if units.empty:
-        return pd.DataFrame(columns=[*VARIANT, *CONVERSATION, "calls", "tokens_sent", "facts_kept", "facts_total",
-                                     "rejected", "orphaned", "overflowed"])
+        return pd.DataFrame(columns=[*VARIANT, *CONVERSATION, "calls", "tokens_sent", *SUMS.values(), "rejected",
+                                     "orphaned", "overflowed"])
     ok = units["status"] == "ok"
     orphaned = ok & ((units["orphan_calls"].fillna(0) > 0) | (units["orphan_results"].fillna(0) > 0))
     overflowed = ok & ~units["fits_reference"].astype("boolean").fillna(True).astype(bool)
     frame = units.assign(
         sent=units["reference_tokens_after"].where(ok, units["reference_tokens_before"]).fillna(0),
-        kept=units["facts_kept"].fillna(0), total=units["facts_total"].fillna(0),
         orphaned=orphaned.astype(int), overflowed=overflowed.astype(int),
-        rejected=(orphaned | overflowed | ~ok).astype(int))
+        rejected=(orphaned | overflowed | ~ok).astype(int),
+        **{name: _column(units, source) for source, name in SUMS.items()})
     return (frame.groupby([*VARIANT, *CONVERSATION], observed=True, sort=True)
-            .agg(calls=("unit", "size"), tokens_sent=("sent", "sum"), facts_kept=("kept", "sum"),
-                 facts_total=("total", "sum"), rejected=("rejected", "sum"), orphaned=("orphaned", "sum"),
-                 overflowed=("overflowed", "sum"))
+            .agg(calls=("unit", "size"), tokens_sent=("sent", "sum"), **{n: (n, "sum") for n in SUMS.values()},
+                 rejected=("rejected", "sum"), orphaned=("orphaned", "sum"), overflowed=("overflowed", "sum"))
             .reset_index())
 
 
-def frontier(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per variant: sessions, calls, mean tokens sent per session, pooled fact recall with its
-    interval, the share of calls with orphaned tool pairs and over the window, and ``on_front``
-    (no other variant sends fewer tokens and keeps more facts). Sorted by tokens sent.
+def _column(units: pd.DataFrame, name: str) -> pd.Series:
+    return units[name].fillna(0) if name in units else pd.Series(0, index=units.index)
 
-    With `costs` (`ctxlab.store.session_costs` rows of ONE price model), also the mean session
-    ``cost_usd`` and ``on_cost_front``: the front by dollars, where prompt caching can reorder it.
+
+def frontier(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None = None,
+             input_price: float | None = None) -> pd.DataFrame:
+    """Per variant (`FRONT_COLUMNS`): sessions, calls, mean tokens sent, refetch and effective
+    tokens per session, needed-context recall pooled over calls with its interval over sessions,
+    the other recalls pooled (in context, old-only, non-regex, instruction survival, regex fact
+    recall), the share of calls orphaned or over the window, and ``on_front`` (no other variant
+    has a lower effective cost and a higher needed recall). Sorted by tokens sent.
+
+    With `costs` (`ctxlab.store.session_costs` rows of ONE price model) and that model's uncached
+    `input_price` (USD per token), also the mean session ``cost_usd``, ``refetch_usd``,
+    ``effective_usd`` and ``on_cost_front``: the front by dollars, where prompt caching can reorder it.
     """
-    sessions = session_rows(results, reference)
+    sessions = session_rows(results, reference).assign(
+        non_regex_kept=lambda d: d["needed_kept"] - d["regex_kept"],
+        non_regex_total=lambda d: d["needed_total"] - d["regex_total"])
     rows = []
     for key, group in sessions.groupby(list(VARIANT), observed=True, sort=True):
-        recall, low, high = bootstrap_mean_ci(group["facts_kept"].to_numpy(), group["facts_total"].to_numpy())
+        recall, low, high = bootstrap_mean_ci(group["needed_kept"].to_numpy(), group["needed_total"].to_numpy())
         calls = int(group["calls"].sum())
-        rows.append([*key, len(group), calls, float(group["tokens_sent"].mean()), recall, low, high,
+        sent, refetch = float(group["tokens_sent"].mean()), float(group["refetch_tokens"].mean())
+        rows.append([*key, len(group), calls, sent, refetch, sent + refetch, recall, low, high,
+                     *(_share(group, *pair) for pair in RECALLS.values()),
+                     *(bound for b in BOUNDED for bound in _bounds(group, *RECALLS[b])),
                      group["orphaned"].sum() / max(calls, 1), group["overflowed"].sum() / max(calls, 1)])
     front = pd.DataFrame(rows, columns=FRONT_COLUMNS[:-1])
-    front["on_front"] = pareto_front(front["tokens_sent"], front["fact_recall"]) if len(front) else []
+    front["on_front"] = pareto_front(front["effective_tokens"], front["needed_recall"]) if len(front) else []
     if costs is not None:
         dollars = costs.groupby(list(VARIANT), observed=True)["cost_usd"].mean().rename("cost_usd").reset_index()
         front = front.merge(dollars, on=list(VARIANT), how="left")
-        front["on_cost_front"] = pareto_front(front["cost_usd"], front["fact_recall"]) if len(front) else []
+        front["refetch_usd"] = front["refetch_tokens"] * (input_price or 0.0)
+        front["effective_usd"] = front["cost_usd"] + front["refetch_usd"]
+        front["on_cost_front"] = pareto_front(front["effective_usd"], front["needed_recall"]) if len(front) else []
     return front.sort_values("tokens_sent", ignore_index=True)
+
+
+def _bounds(group: pd.DataFrame, kept: str, total: str) -> tuple[float, float]:
+    _, low, high = bootstrap_mean_ci(group[kept].to_numpy(), group[total].to_numpy())
+    return low, high
+
+
+def _share(group: pd.DataFrame, kept: str, total: str) -> float:
+    of = group[total].sum()
+    return float(group[kept].sum() / of) if of else np.nan
 
 
 def recommend(front: pd.DataFrame, *, exclude: Sequence[str] = ("noop",)) -> Recommendation | None:
     """The variant to run: among those no provider would reject (no orphaned pair, nothing over
-    the window), the best fact recall, the fewest tokens sent on a tie (within `RECALL_TIE`).
-    When every variant has rejected calls, the fewest rejected calls first. None for no data."""
-    candidates = front[~front["label"].isin(exclude) & front["fact_recall"].notna()]
+    the window), the best needed-context recall; every variant whose interval overlaps the best's
+    ties with it, and the cheapest of the tied wins (effective dollars when the front has them,
+    else effective tokens). When every variant has rejected calls, the fewest rejected calls
+    first. None without data."""
+    candidates = front[~front["label"].isin(exclude) & front["needed_recall"].notna()]
     if candidates.empty:
         return None
     rejected = candidates["orphan_rate"] + candidates["overflow_rate"]
     clean = candidates[rejected == 0]
     pool = clean if len(clean) else candidates[rejected == rejected.min()]
-    best_recall = pool["fact_recall"].max()
-    tied = pool[pool["fact_recall"] >= best_recall - RECALL_TIE]
-    pick = tied.sort_values(["tokens_sent", "fact_recall"], ascending=[True, False]).iloc[0]
-    return Recommendation(str(pick["label"]), str(pick["counter"]), int(pick["budget"]),
-                          _evidence(pick, front, exclude, clean_found=len(clean) > 0))
+    best = pool.sort_values(["needed_recall", "effective_tokens"], ascending=[False, True]).iloc[0]
+    tied = pool[pool["needed_high"] >= best["needed_low"]]
+    cost = cost_column(front)
+    pick = tied.sort_values([cost, "needed_recall"], ascending=[True, False]).iloc[0]
+    from ctxlab.analysis.evidence import evidence
+
+    text = evidence(pick, best, tied, front, exclude, cost=cost, clean_found=len(clean) > 0)
+    return Recommendation(str(pick["label"]), str(pick["counter"]), int(pick["budget"]), text)
 
 
-def _evidence(pick: pd.Series, front: pd.DataFrame, exclude: Sequence[str], *, clean_found: bool) -> str:
-    others = front[~front["label"].isin([pick["label"], *exclude]) & front["fact_recall"].notna()]
-    text = (f"{pick['label']} keeps {_pct(pick['fact_recall'])} of the facts (95% CI {_pct(pick['recall_low'])}-"
-            f"{_pct(pick['recall_high'])}) sending {pick['tokens_sent']:,.0f} tokens per session over "
-            f"{int(pick['sessions'])} sessions.")
-    if not clean_found:
-        text += (f" Every policy had calls a provider would reject; this one the fewest "
-                 f"({_pct(pick['orphan_rate'] + pick['overflow_rate'])} of calls).")
-    if len(others):
-        richer = others[others["fact_recall"] > pick["fact_recall"] + RECALL_TIE]
-        cheaper = others[others["tokens_sent"] < pick["tokens_sent"]]
-        if len(cheaper):
-            c = cheaper.sort_values("fact_recall", ascending=False).iloc[0]
-            text += (f" The best cheaper policy, {c['label']}, sends {_share(c['tokens_sent'], pick['tokens_sent'])} "
-                     f"of that and keeps {_pct(c['fact_recall'])}.")
-        for _, r in richer.iterrows():
-            text += (f" {r['label']} keeps more ({_pct(r['fact_recall'])}) but has "
-                     f"{_pct(r['orphan_rate'])} orphaned and {_pct(r['overflow_rate'])} overflowing calls.")
-    baseline = front[front["label"].isin(exclude)]
-    if len(baseline):
-        b = baseline.iloc[0]
-        text += (f" Without compression ({b['label']}) a session would send {b['tokens_sent']:,.0f} tokens, "
-                 f"{_pct(b['overflow_rate'])} of calls over the window.")
-    return text
+def cost_column(front: pd.DataFrame) -> str:
+    """The effective cost a front is judged by: dollars when it has them, else tokens."""
+    return "effective_usd" if "effective_usd" in front and front["effective_usd"].notna().any() else "effective_tokens"
 
 
-def _pct(value: float) -> str:
-    return "n/a" if value is None or np.isnan(value) else f"{100 * value:.1f}%"
-
-
-def _share(part: float, whole: float) -> str:
-    return f"{100 * part / whole:.0f}%" if whole else "n/a"
-
-
-__all__ = ["FRONT_COLUMNS", "RECALL_TIE", "Recommendation", "frontier", "recommend", "session_rows"]
+__all__ = ["FRONT_COLUMNS", "Recommendation", "cost_column", "frontier", "recommend", "session_rows"]

@@ -1,9 +1,10 @@
 """`ctxlab recommend`: replay sessions turn by turn through every policy at the user's window and
-say which to run, with the Pareto front of fact recall against tokens sent as the evidence."""
+say which to run, with the Pareto front of needed-context recall (what the agent's recorded next
+action used) against effective cost (tokens sent plus refetch) as the evidence."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -13,9 +14,13 @@ from ctxlab.cli.replay import Db, console, df_table, run_replay
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
 from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, SEED, ReplayConfig
 
-FRONT_HEADERS = {"label": "policy", "counter": "counter", "sessions": "sessions", "calls": "calls",
-                 "tokens_sent": "tokens sent / session", "fact_recall": "fact recall", "recall_low": "low",
-                 "recall_high": "high", "orphan_rate": "orphaned", "overflow_rate": "over window", "front": "front"}
+FRONT_HEADERS = {"label": "policy", "counter": "counter", "needed_recall": "needed recall", "ci": "95% CI",
+                 "in_context_recall": "in context", "non_regex_recall": "non-regex",
+                 "instruction_survival": "instructions", "tokens_sent": "tokens sent / session",
+                 "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned",
+                 "overflow_rate": "over window", "front": "front"}
+PERCENTS = ("needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",
+            "instruction_survival", "fact_recall", "orphan_rate", "overflow_rate")
 
 
 @command()
@@ -39,12 +44,14 @@ def recommend(
         show_default=False)] = None,
     vs_anchors: Annotated[bool, typer.Option(
         "--vs-anchors", help="Instead: run the agent presets and `recommended` at several settings, and show "
-                             "recommended's recall at each agent's tokens sent (wins / ties / loses).")] = False,
+                             "recommended's needed recall at each agent's tokens sent (wins / ties / loses, pooled "
+                             "and session by session).")] = False,
 ) -> None:
-    """Which context policy keeps the most of what matters on your sessions, and what it sends.
+    """Which context policy keeps the most of what your agent used next, and what it sends.
 
     Every policy runs with its own token counter (as the agent it reproduces would), turn by turn;
-    the reference tokenizer measures what is really sent and what overflows the window.
+    each call is graded by the session's recorded next action (needed-context recall); the
+    reference tokenizer measures what is really sent and what overflows the window.
     """
     from ctxlab import store
     from ctxlab.analysis import frames
@@ -63,16 +70,21 @@ def recommend(
     summary = run_replay(config)
     with store.reading(summary.db) as con:
         costs = store.session_costs(con, summary.run_id) if price_model else None
-        front = frontier(frames.results(con, summary.run_id, mode="per-turn"), reference, costs)
-    shown = front.assign(front=front["on_front"].map({True: "*", False: ""}))
+        front = frontier(frames.results(con, summary.run_id, mode="per-turn"), reference, costs,
+                         input_price(price_model) if price_model else None)
+    front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
+    shown = percents(front).assign(front=front["on_front"].map({True: "*", False: ""}))
     headers = dict(FRONT_HEADERS)
     if costs is not None:
-        shown["cost_usd"] = front["cost_usd"].map("${:,.4f}".format)
+        shown["effective_usd"] = front["effective_usd"].map("${:,.4f}".format)
         shown["cost_front"] = front["on_cost_front"].map({True: "*", False: ""})
-        headers |= {"cost_usd": f"$ / session ({price_model})", "cost_front": "$ front"}
+        headers |= {"effective_usd": f"$ / session + refetch ({price_model})", "cost_front": "$ front"}
     out = console()
-    out.print(df_table(shown, f"Policies at a {window:,}-token window, turn by turn ({reference} counts; "
-                              "* = on the Pareto front of recall vs tokens sent)", headers))
+    out.print(df_table(shown,
+                       f"Policies at a {window:,}-token window, turn by turn ({reference} counts). Needed recall: "
+                       "strings the agent's next action used that earlier history held, still sent (95% CI over "
+                       "sessions); + refetch: tokens sent plus those of the smallest earlier message holding each lost "
+                       "string, per session; * = on the front of needed recall vs that", headers))
     choice = pick(front)
     if choice is None:
         out.print("[yellow]no policy produced results to compare[/yellow]")
@@ -81,33 +93,75 @@ def recommend(
     out.print(f"run {summary.run_id} in {summary.db}: `ctxlab dashboard --db {summary.db}` shows the front")
 
 
-VS_HEADERS = {"anchor": "agent preset", "anchor_tokens": "its tokens sent / session", "anchor_recall": "its recall",
+def percents(front: Any) -> Any:
+    """The front's recalls and rates as percentages with one decimal, and ``ci`` the needed recall's
+    95% interval, for printing."""
+    ci = [f"{100 * low:.1f}-{100 * high:.1f}" if low == low else "-"
+          for low, high in zip(front["needed_low"], front["needed_high"], strict=True)]
+    return front.assign(ci=ci, **{c: front[c].map(lambda v: "-" if v != v else f"{100 * v:.1f}%")
+                                  for c in PERCENTS if c in front})
+
+
+def input_price(model: str) -> float:
+    """USD per uncached input token of `model` (what a refetched token costs)."""
+    from ctxlab.cost import price_model as lookup
+
+    return lookup(model).prices.base.input
+
+
+VS_HEADERS = {"anchor": "agent preset", "anchor_tokens": "its tokens sent / session", "anchor_recall": "its needed recall",
               "anchor_overflow_rate": "its calls over window", "candidate_recall": "recommended at those tokens",
-              "verdict": "verdict", "dominated": "a cheaper setting keeps as much"}
+              "verdict": "verdict", "sessions": "sessions W/T/L/out", "in_context": "in context: verdict W/T/L",
+              "non_regex": "non-regex: verdict W/T/L", "dominated": "a cheaper setting keeps as much"}
 
 
 def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None, workers: int, limit: int | None,
                 skip_invalid: bool) -> None:
-    """`recommended` against every agent preset at equal tokens sent (`ctxlab.analysis.dominance`)."""
+    """`recommended` against every agent preset at equal tokens sent (`ctxlab.analysis.dominance`):
+    pooled with 95% intervals over sessions, and session by session on each session's own curve."""
     from ctxlab import store
     from ctxlab.analysis import frames
     from ctxlab.analysis.dominance import dominance, replay_config
-    from ctxlab.analysis.recommend import frontier
+    from ctxlab.analysis.recommend import frontier, session_rows
 
     config = replay_config(sources, (window,), reference=reference, db=db or store.default_db(), workers=workers,
                            limit=limit, name=f"vs-anchors-{window}", skip_invalid=skip_invalid)
     summary = run_replay(config)
     with store.reading(summary.db) as con:
-        front = frontier(frames.results(con, summary.run_id, mode="per-turn"), reference)
-    table = dominance(front)
-    three = "{:.3f}".format  # verdicts turn on a 0.005 band
+        results = frames.results(con, summary.run_id, mode="per-turn")
+    front, sessions = frontier(results, reference), session_rows(results, reference)
+    tables = {y: dominance(front, sessions=sessions, y=y) for y in ("needed_recall", "in_context_recall",
+                                                                     "non_regex_recall")}
+    table = tables["needed_recall"]
     out = console()
-    shown = ("label", "tokens_sent", "fact_recall", "overflow_rate", "orphan_rate")
-    out.print(df_table(front.assign(fact_recall=front["fact_recall"].map(three)),
-                       f"Every setting at a {window:,}-token window ({reference} counts)",
+    shown = ("label", "tokens_sent", "needed_recall", "ci", "in_context_recall", "non_regex_recall", "fact_recall",
+             "overflow_rate", "orphan_rate")
+    out.print(df_table(percents(front), f"Every setting at a {window:,}-token window ({reference} counts)",
                        {k: FRONT_HEADERS[k] for k in shown}))
-    out.print(df_table(table.assign(anchor_recall=table["anchor_recall"].map(three),
-                                    candidate_recall=table["candidate_recall"].map(lambda r: "-" if r != r else three(r))),
-                       "recommended against the agent presets at their tokens sent", VS_HEADERS))
+    shown_table = table.assign(
+        anchor_recall=_interval(table, "anchor"), candidate_recall=_interval(table, "candidate"),
+        anchor_overflow_rate=table["anchor_overflow_rate"].map(lambda v: "-" if v != v else f"{100 * v:.1f}%"),
+        sessions=_tally(table), **{y.removesuffix("_recall"): tables[y]["verdict"] + " " + _tally(tables[y], out=False)
+                                  for y in ("in_context_recall", "non_regex_recall")})
+    out.print(df_table(shown_table, "recommended against the agent presets at their tokens sent (needed recall, "
+                                    "95% CI over sessions; overlapping intervals tie)", VS_HEADERS))
     counts = table["verdict"].value_counts()
     out.print(", ".join(f"{n} {verdict}" for verdict, n in counts.items()) + f"; run {summary.run_id} in {summary.db}")
+
+
+def _interval(table: Any, who: str) -> Any:
+    def show(row: Any) -> str:
+        value, low, high = row[f"{who}_recall"], row[f"{who}_low"], row[f"{who}_high"]
+        if value is None or value != value:
+            return "-"
+        bounds = f" [{100 * low:.1f}-{100 * high:.1f}]" if low == low and high == high and low is not None else ""
+        return f"{100 * value:.1f}%{bounds}"
+
+    return table.apply(show, axis=1) if len(table) else table["anchor"]
+
+
+def _tally(table: Any, out: bool = True) -> Any:
+    """Sessions won / tied / lost (/ out of range) by `recommended`, as W/T/L text."""
+    text = (table["sessions_won"].astype(str) + "/" + table["sessions_tied"].astype(str) + "/"
+            + table["sessions_lost"].astype(str))
+    return text + "/" + table["sessions_out"].astype(str) if out else text

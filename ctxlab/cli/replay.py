@@ -32,8 +32,8 @@ from ctxlab.replay.config import (
 Db = Annotated[str | None, typer.Option("--db", help="DuckDB file [default: $CTXLAB_DB or ctxlab.duckdb].",
                                         show_default=False)]
 SUMMARY_COLUMNS = {"label": "strategy", "counter": "counter", "budget": "budget", "mode": "mode",
-                   "units": "units", "errors": "err", "retained_ratio": "kept",
-                   "fit_rate": "fit", "tool_integrity": "tools ok", "fact_recall": "recall",
+                   "units": "units", "errors": "err", "needed_recall": "needed recall", "retained_ratio": "kept",
+                   "fit_rate": "fit", "tool_integrity": "tools ok", "fact_recall": "regex recall",
                    "p50_latency_ms": "p50 ms"}
 
 
@@ -66,7 +66,8 @@ def _fmt(value: Any) -> str:
 
 def summary_columns(df: Any) -> dict[str, str]:
     """The summary table's columns, with one real-fit column per reference tokenizer."""
-    cols = {k: v for k, v in SUMMARY_COLUMNS.items() if k in df.columns}
+    graded = "needed_recall" in df.columns and df["needed_recall"].notna().any()  # final mode has no next action
+    cols = {k: v for k, v in SUMMARY_COLUMNS.items() if k in df.columns and (k != "needed_recall" or graded)}
     refs = {c: f"fit {c.removeprefix('real_fit_').removesuffix('_base')}" for c in df.columns
             if c.startswith("real_fit_")}
     keys = list(cols)
@@ -100,6 +101,28 @@ def print_estimators(db: str, run_id: str, reference: str = "o200k_base") -> Non
                **{c: f"MAPE {c.removeprefix('mape_')} %" for c in wide.columns}}
     console().print(df_table(table, f"Token estimators vs {reference}, per message (error % = (estimated - actual) / "
                                      "actual; undercounts overflow real windows)", columns))
+
+
+def print_policies(db: str, run_id: str, reference: str = "o200k_base") -> None:
+    """Per window of a per-turn run, the policies by needed-context recall and the one to run."""
+    from ctxlab import store
+    from ctxlab.analysis import frames
+    from ctxlab.analysis.recommend import frontier, recommend
+    from ctxlab.cli.recommend import FRONT_HEADERS, percents
+
+    with store.reading(db) as con:
+        results = frames.results(con, run_id, mode="per-turn")
+    shown = ("label", "counter", "needed_recall", "ci", "in_context_recall", "instruction_survival", "tokens_sent",
+             "effective_tokens", "fact_recall", "overflow_rate")
+    for window in sorted(int(b) for b in results["budget"].unique()):
+        front = frontier(results[results["budget"] == window], reference)
+        front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
+        console().print(df_table(percents(front), f"Which policy at a {window:,}-token window, turn by turn "
+                                                  "(needed recall first; regex fact recall for comparison)",
+                                 {k: FRONT_HEADERS[k] for k in shown}))
+        choice = recommend(front)
+        if choice is not None:
+            console().print(f"[bold]recommended at {window:,}: {choice.label}[/bold]  {choice.evidence}\n")
 
 
 def print_costs(db: str, run_id: str) -> None:
@@ -166,6 +189,9 @@ def replay(
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Record bad records as skips and go on.")] = False,
     no_estimators: Annotated[bool, typer.Option("--no-estimators", help="Do not record estimator errors.")] = False,
     no_quality: Annotated[bool, typer.Option("--no-quality", help="Skip fact recall and summary metrics.")] = False,
+    no_grounded: Annotated[bool, typer.Option(
+        "--no-grounded", help="Skip the grounded measures of per-turn units (needed-context recall, refetch, "
+                              "instruction survival; docs/quality.md).")] = False,
     price_model: Annotated[list[str] | None, typer.Option(
         help="Price every per-turn call by this litellm model, with prompt caching (repeatable).",
         show_default=False)] = None,
@@ -178,7 +204,8 @@ def replay(
         counters=tuple(counter or (DEFAULT_COUNTER,)), references=tuple(reference or DEFAULT_REFERENCES),
         modes=tuple(mode or ("final",)), estimators=() if no_estimators else DEFAULT_ESTIMATORS,
         db=db or default_db(), workers=workers, engine=engine, ray_address=ray_address, limit=limit, name=name,
-        skip_invalid=skip_invalid, quality=not no_quality, price_models=tuple(price_model or ()))
+        skip_invalid=skip_invalid, quality=not no_quality, price_models=tuple(price_model or ()),
+        grounded=not no_grounded)
     summary = run_replay(config)
     _report_summary(summary)
     print_summary(summary.db, summary.run_id, f"{summary.name}: mean per strategy x budget")
@@ -261,7 +288,8 @@ def demo(
                                     price_models=DEMO_PRICE_MODELS))
     _report_summary(turns)
     print_summary(db, final.run_id, "demo-final: estimator-driven strategies overflow real windows (fits columns)")
-    print_summary(db, turns.run_id, "demo-per-turn")
+    print_summary(db, turns.run_id, "demo-per-turn: needed recall = strings the next action used, still sent")
+    print_policies(db, turns.run_id)
     print_estimators(db, final.run_id)
     print_costs(db, turns.run_id)
     _write_report(db, report, out)

@@ -119,6 +119,33 @@ def kept_facts(conversation: Conversation, messages: Iterable[Message]) -> set[s
     return _facts_of(conversation).found(messages)
 
 
+def looks_like_path(text: str) -> bool:
+    """Whether all of `text` is what `extract_facts` takes for a path (a ``/`` or a known extension)."""
+    return _PATH.fullmatch(text) is not None
+
+
+def message_text(message: Message) -> str:
+    """A message's text as facts are matched in it: normalized, with its tool calls' names, raw
+    arguments and JSON-decoded argument values (cached per message)."""
+    return _message_text(message)
+
+
+def raw_text(message: Message) -> str:
+    """A message's text, its tool calls' names, raw arguments and JSON-decoded argument values,
+    not normalized (`message_text` is this, normalized)."""
+    return _raw_text(message)
+
+
+def action_text(message: Message) -> str:
+    """What a message says or does: its text and its tool calls' JSON-decoded argument values
+    (not the raw JSON, whose escapes would glue ``\\n`` to the next word)."""
+    pieces = [message.text]
+    for call in message.tool_calls:
+        decoded = _json_strings(call.arguments)
+        pieces.extend(decoded if decoded or not call.arguments else [call.arguments])  # not JSON: as written
+    return "\n".join(pieces)
+
+
 def kept_text(messages: Iterable[Message]) -> str:
     """The normalized text of messages, tool-call arguments included, joined for substring tests."""
     return "\n".join(_message_text(m) for m in messages)

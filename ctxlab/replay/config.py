@@ -47,6 +47,9 @@ class ReplayConfig:
         chunk_messages: about this many messages per work chunk sent to a worker.
         price_models: litellm model names every per-turn call is priced by, with prompt caching
             (`ctxlab.cost`); the prompts are counted with the first reference tokenizer.
+        grounded: measure every per-turn unit against the session's recorded next action
+            (`ctxlab.metrics.grounded`: needed-context recall, refetch cost, instruction survival;
+            refetch tokens counted with the first reference tokenizer).
     """
 
     sources: tuple[str, ...]
@@ -67,6 +70,7 @@ class ReplayConfig:
     quality: bool = True
     chunk_messages: int = 150
     price_models: tuple[str, ...] = ()
+    grounded: bool = True
 
     def __post_init__(self) -> None:
         normalized = {"sources": _strings(self.sources), "strategies": _strings(self.strategies),

@@ -19,6 +19,7 @@ from ctxlab.replay.config import DEFAULT_COUNTER, SEED, ReplayConfig
 from ctxlab.strategies import default_strategies, get_strategy
 
 FALLBACK_COUNTER = DEFAULT_COUNTER  # a strategy without a `seed_counter` counts with this
+GROUNDED_VERSION = 1  # bump when the grounded measures change meaning (a new run id)
 
 
 class Entry(NamedTuple):
@@ -43,6 +44,7 @@ class WorkSpec:
     store_records: bool = True
     quality: bool = True
     price_models: tuple[str, ...] = ()
+    grounded: bool = False
 
 
 def resolve_entries(strategies: Sequence[str], counters: Sequence[str]) -> tuple[Entry, ...]:
@@ -76,10 +78,17 @@ def run_identity(config: ReplayConfig, entries: Sequence[Entry], fingerprints: d
     }
     if config.price_models:  # only then, so runs without pricing keep the ids they always had
         identity["price_models"] = list(config.price_models)
+    if grounded(config):  # runs measured before the grounded measures existed lack their rows
+        identity["grounded"] = GROUNDED_VERSION
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
     stored = {**asdict(config), **identity, "strategies": [e.label for e in entries],
               "counters": sorted({e.counter for e in entries})}
     return digest, stored
+
+
+def grounded(config: ReplayConfig) -> bool:
+    """Whether a run measures the grounded measures (per-turn units only have a next action)."""
+    return config.grounded and "per-turn" in config.modes
 
 
 def chunks(items: Iterable[tuple[int, Conversation]], max_messages: int,

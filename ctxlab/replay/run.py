@@ -24,7 +24,7 @@ from ctxlab.cost import price_model
 from ctxlab.errors import CtxlabError
 from ctxlab.replay.config import ReplayConfig
 from ctxlab.replay.engines import make_engine
-from ctxlab.replay.plan import WorkSpec, chunks, resolve_entries, run_identity
+from ctxlab.replay.plan import WorkSpec, chunks, grounded, resolve_entries, run_identity
 from ctxlab.replay.progress import NullProgress, Progress
 from ctxlab.replay.worker import ChunkResult, prepare
 from ctxlab.tokens import get_counter
@@ -164,7 +164,7 @@ def replay(config: ReplayConfig, progress: Progress | None = None) -> RunSummary
             progress.note(f"resuming run {run_id} ({name})")
         done = store.done_keys(con, run_id)
     spec = WorkSpec(run_id, entries, config.budgets, config.modes, config.references, estimators,
-                    config.store_records, config.quality, config.price_models)
+                    config.store_records, config.quality, config.price_models, grounded(config))
     notes += prepare(spec)
     writer = _Writer(db, run_id, notes=dict.fromkeys(notes))
     status, engine = "failed", make_engine(config.engine, config.workers, config.ray_address)

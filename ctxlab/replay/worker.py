@@ -18,10 +18,11 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
-from ctxlab.messages import Conversation
+from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.compactions import recorded_compaction_rows
 from ctxlab.metrics.estimator import conversation_rows, message_rows
 from ctxlab.metrics.facts import fact_recall
+from ctxlab.metrics.grounded import GroundedEvaluator, SessionNeeds, grounded_row
 from ctxlab.metrics.provider import provider_rows
 from ctxlab.metrics.summary import summary_metrics
 from ctxlab.replay.plan import WorkSpec
@@ -95,12 +96,16 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
     n_units = 0
     summary_cache: dict = {}
     outputs = recorded_outputs(conv) if state.pricer else {}
+    # What each recorded action needed is the grader's, computed once per conversation from the
+    # full history and never handed to a strategy (which sees only ``messages[:upto]``).
+    needs = SessionNeeds.build(conv, state.references[0][1]) if spec.grounded else None
     for entry, strategy in zip(spec.entries, state.strategies, strict=False):
         counter = state.counters[entry.counter]
         for budget in spec.budgets:
             for mode in spec.modes:
                 # Per-turn calls form a session: each is priced against the one before it.
                 chain = Chain(state.pricer, outputs) if state.pricer and mode == "per-turn" else None
+                graded = GroundedEvaluator(needs) if needs is not None and mode == "per-turn" else None
                 for step in replay_steps(strategy, conv, budget, counter, mode):
                     unit = Unit(spec.run_id, dataset, seq, n_units, entry, budget, mode, step.turn, step.upto)
                     unit_rows(rows, unit, conv, counts, state.references, step.context, step.result, step.error,
@@ -108,9 +113,21 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
                     if chain is not None and step.upto is not None:
                         for cost in chain.price(n_units, conv, step.upto, step.result):
                             rows.add_typed(unit.key(), cost)
+                    if graded is not None and step.upto is not None and step.result is not None:
+                        _grounded_row(rows, unit, graded, step.upto, step.result.messages)
                     n_units += 1
     rows.add("done", {"run_id": spec.run_id, "dataset": dataset, "seq": seq, "units": n_units})
     return n_units
+
+
+def _grounded_row(rows: Rows, unit: Unit, graded: GroundedEvaluator, upto: int, sent: Sequence[Message]) -> None:
+    """The unit's grounded measures; a metric bug is noted on its result row, not a lost unit."""
+    try:
+        rows.add_typed(unit.key(), grounded_row(unit.unit, graded.measure(upto, sent)))
+    except Exception as exc:
+        row = rows.tables["result_rows"][-1]
+        problem = f"grounded: {type(exc).__name__}: {exc}"
+        row["metric_error"] = f"{row['metric_error']}; {problem}" if row.get("metric_error") else problem
 
 
 def _conversation_rows(spec: WorkSpec, state: _State, rows: Rows, dataset: str, seq: int,

@@ -1,5 +1,5 @@
-"""The report's last two sections: which policy to run (the front of fact recall against tokens sent,
-per window, with the recommendation) and what sessions cost with prompt caching (the cheapest
+"""The report's last two sections: which policy to run (the front of needed-context recall against
+effective cost, per window, with the recommendation) and what sessions cost with prompt caching (the cheapest
 policy per dataset under each price model, the front by dollars, one session call by call)."""
 
 from __future__ import annotations
@@ -9,13 +9,18 @@ import pandas as pd
 from ctxlab.analysis import costs as C
 from ctxlab.analysis import plots as P
 from ctxlab.analysis.recommend import frontier, recommend
+from ctxlab.cost import price_model
 from ctxlab.report import htmlkit as H
 
-FRONT = {"label": "policy", "counter": "counter", "sessions": "sessions", "tokens_sent": "tokens sent / session",
-         "fact_recall": "fact recall", "orphan_rate": "orphaned calls", "overflow_rate": "calls over window",
-         "cost_usd": "$ / session"}
-FRONT_KINDS = {"sessions": "int", "tokens_sent": "int", "fact_recall": "pct", "orphan_rate": "pct",
-               "overflow_rate": "pct", "cost_usd": "float"}
+FRONT = {"label": "policy", "counter": "counter", "needed_recall": "needed recall", "needed_low": "low",
+         "needed_high": "high", "in_context_recall": "in context", "non_regex_recall": "non-regex",
+         "instruction_survival": "instructions kept", "tokens_sent": "tokens sent / session",
+         "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned calls",
+         "overflow_rate": "calls over window", "effective_usd": "$ / session + refetch"}
+FRONT_KINDS = {"tokens_sent": "int", "effective_tokens": "int", "effective_usd": "float",
+               **{c: "pct" for c in ("needed_recall", "needed_low", "needed_high", "in_context_recall",
+                                     "non_regex_recall", "instruction_survival", "fact_recall", "orphan_rate",
+                                     "overflow_rate")}}
 
 
 def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: str = "o200k_base") -> list[str]:
@@ -25,19 +30,31 @@ def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: s
     if turns.empty or reference not in set(turns["reference"]):
         return [*out, H.para("No per-turn results: `ctxlab recommend SOURCE --window N` replays sessions call by "
                              "call and compares every policy.", "muted")]
-    out.append(H.para("Sessions replayed call by call. Tokens sent: the sum over a session's calls, counted with "
-                      f"{reference}; fact recall pooled over the calls; orphaned or over-window calls are requests "
-                      "a provider rejects."))
+    out.append(H.para("Sessions replayed call by call, each call graded by what the agent's recorded next action "
+                      "used. Needed recall: the specific strings (paths, identifiers, numbers, flags) of that action "
+                      "which only earlier history held, still sent, pooled over the calls (95% interval over "
+                      "sessions; intervals that overlap are a tie, and the cheapest of the tied is recommended); in "
+                      "context: with the line they stood on; non-regex: those ctxlab's fact regexes would not "
+                      f"extract. Tokens sent: the sum over a session's calls, counted with {reference}; + refetch: "
+                      "plus the tokens of the smallest earlier message holding each lost string. Regex fact recall "
+                      "is ctxlab's own extractors, kept for comparison. Orphaned or over-window calls are requests a "
+                      "provider rejects. Definitions and caveats: docs/quality.md."))
     model = _first_model(sessions)
     for window in sorted(int(b) for b in turns["budget"].unique()):
         costs = sessions[(sessions["budget"] == window) & (sessions["price_model"] == model)] if model else None
-        front = frontier(turns[turns["budget"] == window], reference, costs)
+        front = frontier(turns[turns["budget"] == window], reference, costs,
+                         price_model(model).prices.base.input if model else None)
+        front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
         choice = recommend(front)
         out.append(f"<h4>Window {window:,} tokens</h4>")
         if choice is not None:
             out.append(H.para(f"Recommended: {choice.label} ({choice.counter}). {choice.evidence}", "note"))
-        out.append(H.figure(P.png(P.policy_front(front, chosen=choice.label if choice else None)), "policy front"))
-        columns = {k: v if k != "cost_usd" else f"$ / session ({model})" for k, v in FRONT.items() if k in front}
+        x, label = (("effective_usd", f"$ per session with prompt caching + refetch ({model})") if model
+                    else ("effective_tokens", "tokens sent + refetch per session"))
+        out.append(H.figure(P.png(P.policy_front(front, x=x, xlabel=label, chosen=choice.label if choice else None)),
+                            "policy front"))
+        columns = {k: v if k != "effective_usd" else f"$ / session + refetch ({model})" for k, v in FRONT.items()
+                   if k in front}
         out.append(H.table(front, columns, FRONT_KINDS, left=("label", "counter")))
     return out
 
@@ -63,7 +80,7 @@ def costs_section(sessions: pd.DataFrame, units: pd.DataFrame) -> list[str]:
         table = C.variant_costs(sessions[sessions["price_model"] == model]).sort_values(["budget", "cost_usd"])
         out.append(H.details(f"{model}: mean per session, every policy", H.table(
             table.drop(columns=["price_model"]), kinds={"sessions": "int", "calls": "ms", "cost_usd": "float",
-                                                       "cache_read_share": "pct"},
+                                                       "cache_read_share": "pct", **dict.fromkeys(C.TOKENS, "int")},
             left=("label", "counter"), scroll=True)))
     if not units.empty:
         seq, dataset = _longest_session(units)

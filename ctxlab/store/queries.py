@@ -60,20 +60,23 @@ def results(con: duckdb.DuckDBPyConnection, run_id: str | None = None, *, strate
 
 def strategy_summary(con: duckdb.DuckDBPyConnection, run_id: str, *, mode: str | None = None,
                      dataset: str | None = None) -> pd.DataFrame:
-    """Per strategy x counter x budget x mode: counts, mean retained ratio, fit rates (counter and
+    """Per strategy x counter x budget x mode: counts, needed-context recall (pooled over the
+    per-turn units' needed strings; NULL in final mode), mean retained ratio, fit rates (counter and
     each reference, as ``real_fit_<reference>`` columns), tool-pair integrity, pinned kept, mean
-    fact recall and latency percentiles."""
+    (regex) fact recall and latency percentiles."""
     where, args = _filters(run_id=run_id, mode=mode, dataset=dataset)
     base = con.execute(f"""
         SELECT label, any_value(strategy) AS strategy, counter, budget, mode, count(*) AS units,
                count(*) FILTER (WHERE status <> 'ok') AS errors,
+               sum(g.needed_kept) / nullif(sum(g.needed_total), 0) AS needed_recall,
                avg(retained_ratio) AS retained_ratio, avg(fits::INT) AS fit_rate,
                avg(tool_pairs_intact::INT) AS tool_integrity,
                avg((coalesce(system_kept, true) AND coalesce(newest_user_kept, true))::INT) AS pinned_kept,
                avg(fact_recall) AS fact_recall, sum(facts_total) AS facts,
                median(latency_ms) AS p50_latency_ms, quantile_cont(latency_ms, 0.95) AS p95_latency_ms,
                sum(llm_cost_usd) AS llm_cost_usd
-        FROM result_rows {where} GROUP BY ALL ORDER BY label, counter, mode, budget""", args).df()
+        FROM result_rows LEFT JOIN result_grounded g USING (run_id, dataset, seq, unit) {where}
+        GROUP BY ALL ORDER BY label, counter, mode, budget""", args).df()
     fits = con.execute(f"""
         SELECT label, counter, budget, mode, reference, avg(fits_reference::INT) AS rate
         FROM results {where} AND reference IS NOT NULL GROUP BY ALL""", args).df()

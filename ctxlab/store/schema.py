@@ -91,6 +91,17 @@ AGREEMENT_RUNS: Columns = (
     ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("status", "VARCHAR"), ("sessions", "BIGINT"),
     ("calls", "BIGINT"), ("errors", "BIGINT"), ("wall_s", "DOUBLE"),
 )
+_GROUNDED_COUNTS = (
+    "needed_total", "needed_kept", "needed_kept_in_context", "needed_old_total", "needed_old_kept",
+    "needed_old_kept_in_context", "needed_regex_total", "needed_regex_kept", "needed_regex_kept_in_context",
+    "needed_path_total", "needed_path_kept", "needed_identifier_total", "needed_identifier_kept",
+    "needed_number_total", "needed_number_kept", "needed_other_total", "needed_other_kept", "refetch_tokens",
+    "refetch_messages", "instructions_total", "instructions_kept",
+)
+RESULT_GROUNDED: Columns = (
+    ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
+    *((c, "INTEGER") for c in _GROUNDED_COUNTS), ("needed_lost", "JSON"), ("instructions_lost", "JSON"),
+)
 SKIPS: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("where", "VARCHAR"), ("reason", "VARCHAR"))
 DONE: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("units", "INTEGER"))
 LLM_CALLS: Columns = (
@@ -200,18 +211,51 @@ class AgreementRow(NamedTuple):
     error: str | None = None
 
 
+class GroundedRow(NamedTuple):
+    """One per-turn unit's grounded measures (`ctxlab.metrics.grounded.CallMeasures`): needed strings
+    of the recorded next action (all, old-only, regex-found, by kind) and how many the call kept,
+    kept with their context, the refetch cost of the lost ones, and the user's instructions kept.
+    ``needed_lost`` and ``instructions_lost`` are JSON lists (first 50)."""
+
+    unit: int
+    needed_total: int
+    needed_kept: int
+    needed_kept_in_context: int
+    needed_old_total: int
+    needed_old_kept: int
+    needed_old_kept_in_context: int
+    needed_regex_total: int
+    needed_regex_kept: int
+    needed_regex_kept_in_context: int
+    needed_path_total: int
+    needed_path_kept: int
+    needed_identifier_total: int
+    needed_identifier_kept: int
+    needed_number_total: int
+    needed_number_kept: int
+    needed_other_total: int
+    needed_other_kept: int
+    refetch_tokens: int
+    refetch_messages: int
+    instructions_total: int
+    instructions_kept: int
+    needed_lost: str
+    instructions_lost: str
+
+
 # Which table each typed metric row goes to; its fields are that table's columns after `RUN_KEY`.
 ROW_TYPES: dict[type[Any], str] = {EstimatorRow: "estimator_rows",
                                    EstimatorConversationRow: "estimator_conversations",
                                    RecordedCompactionRow: "recorded_compactions",
-                                   ResultCostRow: "result_costs", AgreementRow: "agreement_rows"}
+                                   ResultCostRow: "result_costs", AgreementRow: "agreement_rows",
+                                   GroundedRow: "result_grounded"}
 
 # The tables replay workers fill; the order is the order a batch is written in.
 ROW_TABLES: dict[str, Columns] = {
     "conversations": CONVERSATIONS, "result_rows": RESULT_ROWS, "result_refs": RESULT_REFS,
     "estimator_rows": ESTIMATOR_ROWS, "estimator_conversations": ESTIMATOR_CONVERSATIONS,
     "summaries": SUMMARIES, "recorded_compactions": RECORDED_COMPACTIONS, "result_costs": RESULT_COSTS,
-    "agreement_rows": AGREEMENT_ROWS, "done": DONE,
+    "agreement_rows": AGREEMENT_ROWS, "result_grounded": RESULT_GROUNDED, "done": DONE,
 }
 
 
@@ -315,12 +359,28 @@ def _v5_agreement(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(create_table("agreement_rows", AGREEMENT_ROWS))
 
 
+GROUNDED_COLUMNS = (*_GROUNDED_COUNTS, "needed_lost", "instructions_lost")
+RESULTS_VIEW_V6 = RESULTS_VIEW.replace(
+    ", r.metric_error\n", ", r.metric_error, " + ", ".join(f"g.{c}" for c in GROUNDED_COLUMNS) + "\n").replace(
+    "USING (run_id, dataset, seq, unit)\n",
+    "USING (run_id, dataset, seq, unit)\nLEFT JOIN result_grounded g USING (run_id, dataset, seq, unit)\n")
+if "result_grounded" not in RESULTS_VIEW_V6 or "g.needed_total" not in RESULTS_VIEW_V6:
+    raise AssertionError("the results view of migration 6 no longer derives from RESULTS_VIEW")
+
+
+def _v6_grounded(con: duckdb.DuckDBPyConnection) -> None:
+    """Per-turn units' grounded measures (issue 20), joined into the `results` view."""
+    con.execute(create_table("result_grounded", RESULT_GROUNDED))
+    con.execute(RESULTS_VIEW_V6)
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (1, "tables", _v1_tables),
     (2, "views", _v2_views),
     (3, "recorded compactions", _v3_recorded_compactions),
     (4, "costs", _v4_costs),
     (5, "next-action agreement", _v5_agreement),
+    (6, "grounded measures", _v6_grounded),
 )
 LATEST = MIGRATIONS[-1][0]
 

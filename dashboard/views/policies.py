@@ -1,5 +1,5 @@
-"""Which policy: every policy of a per-turn run at one window, the Pareto front of fact recall
-against tokens sent, and the recommendation `ctxlab recommend` would print."""
+"""Which policy: every policy of a per-turn run at one window, the Pareto front of needed-context
+recall against effective cost, and the recommendation `ctxlab recommend` would print."""
 
 import streamlit as st
 
@@ -20,19 +20,29 @@ windows = sorted(int(b) for b in turns["budget"].unique())
 window = st.select_slider("Window (tokens)", windows, value=windows[-1], key="policy_window") \
     if len(windows) > 1 else windows[0]
 models = sorted(data.session_costs(db, run_id, dataset)["price_model"].unique())
-axis = st.radio("Cost axis", ["tokens sent", *(f"$ with {m}" for m in models)], horizontal=True, key="policy_axis")
-price_model = models[[f"$ with {m}" for m in models].index(axis)] if axis != "tokens sent" else None
+axis = st.radio("Cost axis", ["tokens sent + refetch", *(f"$ with {m}" for m in models)], horizontal=True,
+                key="policy_axis")
+price_model = models[[f"$ with {m}" for m in models].index(axis)] if axis.startswith("$") else None
 front = data.policy_front(db, run_id, dataset, reference, window, price_model)
 choice = R.recommend(front)
 if choice is not None:
     st.success(f"**Recommended: {ui.md(choice.label)}** ({ui.md(choice.counter)}). {ui.md(choice.evidence)}")
-x, xlabel = ("cost_usd", f"$ per session ({price_model}, prompt caching)") if price_model else \
-    ("tokens_sent", "tokens sent per session")
+x, xlabel = ("effective_usd", f"$ per session with prompt caching + refetch ({price_model})") if price_model else \
+    ("effective_tokens", "tokens sent + refetch per session")
 png = ui.show(P.policy_front(front, x=x, xlabel=xlabel, chosen=choice.label if choice else None))
-st.dataframe(front, hide_index=True, width="stretch",
-             column_config=ui.percent_columns(front, ["fact_recall", "recall_low", "recall_high", "orphan_rate",
-                                                      "overflow_rate"]))
-st.caption(f"Per session: tokens every call sends, counted with {reference}; fact recall pooled over the calls; "
-           "orphaned: calls with a tool call or result missing its pair; over window: calls larger than the "
-           "window under the reference tokenizer. Both are requests a provider rejects.")
+first = ["label", "counter", "needed_recall", "needed_low", "needed_high", "in_context_recall", "old_recall",
+         "non_regex_recall", "instruction_survival", "effective_tokens", "tokens_sent", "refetch_tokens", "fact_recall"]
+shown = front[[c for c in first if c in front] + [c for c in front if c not in first]].sort_values(
+    "needed_recall", ascending=False).rename(columns={"fact_recall": "regex_fact_recall"})
+st.dataframe(shown.round({"tokens_sent": 0, "refetch_tokens": 0, "effective_tokens": 0}), hide_index=True,
+             width="stretch", column_config=ui.percent_columns(shown, [
+                 "needed_recall", "needed_low", "needed_high", "in_context_recall", "old_recall", "non_regex_recall",
+                 "instruction_survival", "regex_fact_recall", "orphan_rate", "overflow_rate"]))
+st.caption(f"Per session: tokens every call sends, counted with {reference}. Needed recall: the specific strings "
+           "(paths, identifiers, numbers, flags) the agent's recorded next action used that only earlier history "
+           "held, still sent, pooled over the calls (95% CI over sessions); in context: with the line they stood on; "
+           "old: held by no message new since the previous call; non-regex: strings ctxlab's fact regexes would not "
+           "extract; refetch: tokens of the smallest earlier message holding each lost string. Regex fact recall is "
+           "ctxlab's own extractors, kept for comparison. Orphaned / over window: requests a provider rejects "
+           "(docs/quality.md).")
 ui.downloads(front, png, f"policies-{window}")

@@ -1,4 +1,5 @@
-"""Recall compared at equal tokens sent: interpolation on a candidate's settings, verdicts, range."""
+"""Recall compared at equal tokens sent: interpolation on a candidate's settings, verdicts, range,
+intervals, and the per-session tally."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from ctxlab.replay import replay
 
 
 def rows(label_points: list[tuple[str, int, float, float]]) -> pd.DataFrame:
-    """`frontier`-like rows: (label, budget, tokens_sent, fact_recall)."""
-    return pd.DataFrame([{"label": label, "budget": budget, "tokens_sent": tokens, "fact_recall": recall,
+    """`frontier`-like rows: (label, budget, tokens_sent, needed_recall), without intervals."""
+    return pd.DataFrame([{"label": label, "budget": budget, "tokens_sent": tokens, "needed_recall": recall,
                           "overflow_rate": 0.0, "orphan_rate": 0.0} for label, budget, tokens, recall in label_points])
 
 
@@ -57,7 +58,7 @@ def test_an_anchor_over_every_setting_is_dominated_by_a_cheaper_better_one() -> 
 def test_a_dip_in_the_curve_is_kept_and_equal_tokens_take_the_best() -> None:
     dipping = rows([("rec:a", 8000, 100.0, 0.8), ("rec:b", 8000, 200.0, 0.6), ("rec:c", 8000, 200.0, 0.4)])
     front = curve(dipping)
-    assert list(front["tokens_sent"]) == [100.0, 200.0] and list(front["fact_recall"]) == [0.8, 0.6]
+    assert list(front["tokens_sent"]) == [100.0, 200.0] and list(front["recall"]) == [0.8, 0.6]
     assert recall_at(front, 150.0) == pytest.approx(0.7)
 
 
@@ -70,6 +71,33 @@ def test_dominance_splits_by_window_and_reads_labels() -> None:
     assert list(zip(got["budget"], got["verdict"], strict=True)) == [(8000, WINS), (32000, TIES)]
 
 
+def test_overlapping_intervals_tie_and_separate_ones_decide() -> None:
+    with_ci = CANDIDATE.assign(needed_low=CANDIDATE["needed_recall"] - 0.05,
+                               needed_high=CANDIDATE["needed_recall"] + 0.05)
+    anchors = rows([("near", 8000, 200.0, 0.65), ("far", 8000, 200.0, 0.5)]).assign(
+        needed_low=[0.6, 0.45], needed_high=[0.7, 0.55])
+    got = compare(with_ci, anchors)
+    assert list(got["verdict"]) == [TIES, WINS]  # 0.65-0.75 overlaps 0.6-0.7; 0.45-0.55 does not
+    assert got["candidate_low"].iloc[0] == pytest.approx(0.65)
+
+
+def sessions(points: list[tuple[str, int, float, int]]) -> pd.DataFrame:
+    """`session_rows`-like rows: (label, seq, tokens_sent, needed_kept of 10)."""
+    return pd.DataFrame([{"label": label, "budget": 8000, "dataset": "d", "seq": seq, "tokens_sent": tokens,
+                          "needed_kept": kept, "needed_total": 10, "regex_kept": 0, "regex_total": 0,
+                          "framed_kept": kept, "facts_kept": 0, "facts_total": 0}
+                         for label, seq, tokens, kept in points])
+
+
+def test_the_per_session_tally_reads_each_sessions_own_curve() -> None:
+    per = sessions([("rec:a", 0, 100.0, 5), ("rec:b", 0, 300.0, 9), ("anchor", 0, 200.0, 6),    # 0.7 > 0.6: won
+                    ("rec:a", 1, 100.0, 5), ("rec:b", 1, 300.0, 5), ("anchor", 1, 200.0, 5),    # 0.5 = 0.5: tied
+                    ("rec:a", 2, 100.0, 2), ("rec:b", 2, 300.0, 4), ("anchor", 2, 200.0, 9),    # 0.3 < 0.9: lost
+                    ("rec:a", 3, 100.0, 5), ("rec:b", 3, 300.0, 5), ("anchor", 3, 900.0, 9)])   # beyond: out
+    got = compare(CANDIDATE, rows([("anchor", 8000, 200.0, 0.6)]), per)
+    assert got[["sessions_won", "sessions_tied", "sessions_lost", "sessions_out"]].iloc[0].tolist() == [1, 1, 1, 1]
+
+
 def test_replay_config_runs_anchors_and_settings_per_turn_with_their_own_counters() -> None:
     config = replay_config(["sample:agent_sessions"], (8000,), settings=("recommended",), anchors=("codex",),
                            limit=2)
@@ -79,8 +107,8 @@ def test_replay_config_runs_anchors_and_settings_per_turn_with_their_own_counter
 
 def test_recommended_keeps_at_least_compactions_recall_at_no_more_tokens(tmp_path: Path) -> None:
     """End to end on six bundled agent sessions at 8k: some setting of `recommended` sends no more
-    tokens than the seed `compaction` and keeps at least its fact recall (it keeps far more: the
-    margin asked is 0.1, against measured gaps of about 0.3)."""
+    tokens than the seed `compaction` and keeps at least its regex fact recall (it keeps far more: the
+    margin asked is 0.1, against measured gaps of about 0.3); both have needed-context recall."""
     config = replay_config(["sample:agent_sessions"], (8000,), settings=(
         "recommended:trigger_value=0.4,tail_value=0.2", "recommended:trigger_value=0.6,tail_value=0.4"),
         anchors=("compaction",), db=str(tmp_path / "d.duckdb"), workers=0, limit=6)
@@ -91,3 +119,4 @@ def test_recommended_keeps_at_least_compactions_recall_at_no_more_tokens(tmp_pat
     mine = front[front["label"].str.startswith("recommended")]
     cheaper = mine[mine["tokens_sent"] <= seed["tokens_sent"]]
     assert len(cheaper) and cheaper["fact_recall"].max() >= seed["fact_recall"] + 0.1
+    assert front["needed_recall"].between(0, 1).all() and (front["refetch_tokens"] >= 0).all()

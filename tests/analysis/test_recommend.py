@@ -11,11 +11,14 @@ REF = "o200k_base"
 
 
 def call(label: str, seq: int, unit: int, *, sent: int, kept: int, total: int = 10, fits: bool = True,
-         orphans: int = 0, counter: str = "chars4", reference: str = REF) -> dict:
-    """One per-turn unit of the `results` view, measured with `reference`."""
+         orphans: int = 0, counter: str = "chars4", reference: str = REF, refetch: int = 0) -> dict:
+    """One per-turn unit of the `results` view, measured with `reference`: `kept` of `total`
+    needed strings (and as many regex facts), `refetch` tokens to get the others back."""
     return {"label": label, "counter": counter, "budget": 8000, "mode": "per-turn", "dataset": "d", "seq": seq,
             "unit": unit, "reference": reference, "status": "ok", "reference_tokens_before": 20_000,
             "reference_tokens_after": sent, "fits_reference": fits, "facts_kept": kept, "facts_total": total,
+            "needed_kept": kept, "needed_total": total, "needed_kept_in_context": kept // 2,
+            "needed_regex_kept": kept // 2, "needed_regex_total": total // 2, "refetch_tokens": refetch,
             "orphan_calls": 0, "orphan_results": orphans}
 
 
@@ -27,36 +30,62 @@ def results(*groups: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([row for g in groups for row in g])
 
 
-def test_session_rows_sum_what_is_sent_and_pool_facts_per_session():
-    df = results(session("a", 0, sent=100, kept=5), session("a", 1, sent=300, kept=10),
+def test_session_rows_sum_what_is_sent_and_pool_needed_strings_per_session():
+    df = results(session("a", 0, sent=100, kept=5, refetch=7), session("a", 1, sent=300, kept=10),
                  [call("a", 0, 9, sent=999, kept=0, reference="cl100k_base")])  # another reference: ignored
     rows = session_rows(df, REF).set_index("seq")
     assert rows.loc[0, "tokens_sent"] == 300 and rows.loc[1, "tokens_sent"] == 900
-    assert (rows.loc[0, "facts_kept"], rows.loc[0, "facts_total"]) == (15, 30)
+    assert (rows.loc[0, "needed_kept"], rows.loc[0, "needed_total"], rows.loc[0, "refetch_tokens"]) == (15, 30, 21)
     assert rows["calls"].tolist() == [3, 3]
 
 
-def test_frontier_pools_recall_and_counts_rejected_calls():
-    df = results(session("lean", 0, sent=100, kept=4), session("lean", 1, sent=100, kept=6),
+def test_frontier_pools_needed_recall_adds_refetch_and_counts_rejected_calls():
+    df = results(session("lean", 0, sent=100, kept=4, refetch=50), session("lean", 1, sent=100, kept=6),
                  session("rich", 0, sent=500, kept=9), session("rich", 1, sent=500, kept=9, orphans=1),
                  session("mid", 0, sent=300, kept=3), session("mid", 1, sent=300, kept=3))
     front = frontier(df, REF).set_index("label")
-    assert front.loc["lean", "fact_recall"] == pytest.approx(0.5)
+    assert front.loc["lean", "needed_recall"] == pytest.approx(0.5)
+    assert front.loc["lean", "needed_low"] < 0.5 < front.loc["lean", "needed_high"]  # sessions differ
+    assert front.loc["lean", "in_context_recall"] == pytest.approx(0.25)
+    assert front.loc["lean", "fact_recall"] == pytest.approx(0.5)  # regex fact recall: a secondary column
     assert front.loc["rich", "orphan_rate"] == pytest.approx(0.5)
-    assert front.loc["lean", "tokens_sent"] == 300 and front.loc["rich", "tokens_sent"] == 1500
+    assert front.loc["lean", "tokens_sent"] == 300 and front.loc["lean", "effective_tokens"] == 300 + 75
     # mid sends more than lean and keeps less: dominated.
     assert front["on_front"].to_dict() == {"lean": True, "mid": False, "rich": True}
 
 
-def test_recommend_prefers_recall_among_valid_requests_then_fewer_tokens():
-    df = results(session("cheap", 0, sent=100, kept=5), session("good", 0, sent=400, kept=9),
-                 session("good_twin", 0, sent=600, kept=9),                  # same recall, costlier
+def test_overlapping_intervals_tie_and_the_cheapest_of_the_tied_wins():
+    df = results(session("cheap", 0, sent=100, kept=5), session("cheap", 1, sent=100, kept=5),
+                 session("good", 0, sent=400, kept=9), session("good", 1, sent=400, kept=8),
+                 session("good_twin", 0, sent=300, kept=8), session("good_twin", 1, sent=300, kept=10),
                  session("best_but_broken", 0, sent=500, kept=10, orphans=1),  # a provider 400 on every call
                  session("noop", 0, sent=2000, kept=10, fits=False))
+    front = frontier(df, REF)
+    choice = recommend(front)
+    # good_twin keeps the most (0.9); good (0.85) overlaps it; good_twin is also cheaper: it wins the tie
+    assert choice is not None and choice.label == "good_twin"
+    assert "1 other policy (good)" in choice.evidence and "cheapest of the tied" in choice.evidence
+    assert "best_but_broken keeps more" in choice.evidence and "cheap," in choice.evidence
+    assert "Without compression (noop)" in choice.evidence and "regex fact recall" in choice.evidence
+    # with good made the cheapest, the tie goes to it, and the paragraph says the best is another
+    cheaper = front.assign(effective_tokens=front["effective_tokens"].where(front["label"] != "good", 1.0))
+    again = recommend(cheaper)
+    assert again is not None and again.label == "good" and "good_twin keeps the most" in again.evidence
+
+
+def test_each_finding_is_named_once_when_a_policy_ran_with_two_counters():
+    df = results(session("best", 0, sent=100, kept=8), session("rich", 0, sent=500, kept=10, fits=False),
+                 session("rich", 0, sent=500, kept=10, fits=False, counter="o200k_base"))
     choice = recommend(frontier(df, REF))
-    assert choice is not None and choice.label == "good"
-    assert "best_but_broken keeps more" in choice.evidence and "cheap" in choice.evidence
-    assert "Without compression (noop)" in choice.evidence
+    assert choice is not None and choice.evidence.count("rich keeps more") == 1
+
+
+def test_dollars_decide_a_tie_when_the_front_has_them():
+    df = results(session("a", 0, sent=100, kept=9), session("b", 0, sent=200, kept=9))
+    costs = pd.DataFrame([{"label": "a", "counter": "chars4", "budget": 8000, "cost_usd": 2.0},
+                          {"label": "b", "counter": "chars4", "budget": 8000, "cost_usd": 1.0}])
+    choice = recommend(frontier(df, REF, costs, input_price=1e-6))
+    assert choice is not None and choice.label == "b" and "dollars" in choice.evidence
 
 
 def test_when_every_policy_is_rejected_somewhere_the_fewest_rejections_win():

@@ -16,7 +16,9 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
         "recommend", "sample:agent_sessions", "--window", "6000", "--limit", "3", "--workers", "0", "--db", db,
         "--strategy", "noop", "--strategy", "window_guard", "--strategy", "compaction"], env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
-    assert "Pareto front" in result.output and "recommended:" in result.output
+    assert "Needed recall" in result.output and "recommended:" in result.output
+    header = next(line for line in result.output.splitlines() if "policy" in line and "counter" in line)
+    assert header.index("needed recall") < header.index("regex fact recall")  # the grounded measure first
     with store.reading(db) as con:
         run = store.resolve_run(con, None)
         front = frontier(frames.results(con, run, mode="per-turn"), "o200k_base")
@@ -25,7 +27,7 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
     assert choice is not None and choice.label != "noop" and f"recommended: {choice.label}" in result.output
     assert set(front["label"]) == {"noop", "window_guard", "compaction"} and front["sessions"].eq(3).all()
     noop = front.set_index("label").loc["noop"]
-    assert noop["fact_recall"] == 1.0 and noop["overflow_rate"] > 0  # it keeps everything and overflows
+    assert noop["needed_recall"] == 1.0 and noop["overflow_rate"] > 0  # it keeps everything and overflows
 
 
 def test_recommend_needs_a_window():

@@ -194,6 +194,8 @@ def test_policy_page_shows_the_front_and_the_recommendation(demo_db: Path, monke
     assert expected is not None and f"Recommended: {expected.label}" in at.success[0].value.replace("\\", "")
     shown = at.dataframe[0].value
     assert set(shown["label"]) == set(results[results["mode"] == "per-turn"]["label"])
+    assert list(shown.columns[2:5]) == ["needed_recall", "needed_low", "needed_high"]  # the grounded measure first
+    assert "regex_fact_recall" in shown and shown["needed_recall"].is_monotonic_decreasing
     smallest = min(at.select_slider(key="policy_window").options, key=int)
     at.select_slider(key="policy_window").set_value(int(smallest)).run()
     no_errors(at)
@@ -203,11 +205,12 @@ def test_policy_page_shows_the_front_and_the_recommendation(demo_db: Path, monke
 def test_policy_front_by_dollars_uses_the_cost_front(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
     at = open_app(monkeypatch, demo_db, "policies")
     axis = at.radio(key="policy_axis")
-    assert axis.options == ["tokens sent", "$ with claude-sonnet-4-5", "$ with gpt-5"]
+    assert axis.options == ["tokens sent + refetch", "$ with claude-sonnet-4-5", "$ with gpt-5"]
     axis.set_value("$ with gpt-5").run()
     no_errors(at)
     shown = at.dataframe[0].value
     assert shown["cost_usd"].notna().all() and shown["on_cost_front"].any()
+    assert (shown["effective_usd"] >= shown["cost_usd"]).all() and (shown["refetch_usd"] >= 0).all()
 
 
 def test_session_cost_page_shows_cheapest_policy_and_one_session(demo_db: Path, monkeypatch: pytest.MonkeyPatch):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ctxlab.strategies import STRATEGIES, register
-from tests.replay.helpers import Exploding, Stateful, agent_record, write_jsonl
+from tests.replay.helpers import Exploding, Spy, Stateful, agent_record, write_jsonl
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def small_input(tmp_path) -> str:
 @pytest.fixture
 def fake_strategies():
     """Register the fakes for one test only (so other tests' strategy lists never see them)."""
-    names = {"test_stateful": Stateful, "test_exploding": Exploding}
+    names = {"test_stateful": Stateful, "test_exploding": Exploding, "test_spy": Spy}
     for name, cls in names.items():
         register(name)(cls)
     yield list(names)

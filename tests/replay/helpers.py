@@ -56,3 +56,15 @@ class Exploding(BaseStrategy):
 
     def plan(self, request: Request) -> Plan:
         raise RuntimeError("boom")
+
+
+SEEN: list[int] = []  # per call of `Spy`: the newest original message index it was handed
+
+
+@dataclass(frozen=True)
+class Spy(BaseStrategy):
+    """Keeps everything and records the newest original message (ids ``m<i>``) each call saw."""
+
+    def plan(self, request: Request) -> Plan:
+        SEEN.append(max(int(m.id[1:]) for m in request.messages if m.id[:1] == "m" and m.id[1:].isdigit()))
+        return Plan(request.messages)

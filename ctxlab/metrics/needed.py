@@ -1,0 +1,198 @@
+"""What each recorded action of a session needed from its history: the grader's side of the
+grounded measures, computed once per conversation from the full history (`SessionNeeds`).
+
+The action at assistant message ``t`` is its text and its tool calls' JSON-decoded arguments
+(`ctxlab.metrics.facts.action_text`). Its *needed strings* are its specific strings
+(`ctxlab.metrics.specific`) that occur verbatim in a message before ``t`` and not in the system
+prompt (the leading system messages) or the tool schemas, which every call sends anyway. For each
+needed string this records every message holding it, the lines it stood on there (its contexts,
+clipped to `CONTEXT_CHARS` either side), the smallest message holding it (for refetch cost) and
+whether `extract_facts` finds it. Nothing here is ever handed to a strategy.
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from ctxlab.messages import Conversation, Message
+from ctxlab.metrics.facts import action_text, extract_facts, normalize, raw_text
+from ctxlab.metrics.specific import kind_of, specific_strings
+from ctxlab.strategies.mechanics import system_prefix
+from ctxlab.tokens import TokenCounter
+
+CONTEXT_CHARS = 80
+_NEVER = 1 << 62
+
+
+class Need(NamedTuple):
+    """One needed string of one call: its kind, whether it is *old* (in no message new since the
+    previous call) and whether `extract_facts` finds it in a message before the call."""
+
+    text: str
+    kind: str
+    old: bool
+    regex: bool
+
+
+@dataclass
+class Holdings:
+    """Where one string occurs in the history: the messages holding it (ascending), the prefix
+    minimum of their sizes as (tokens, index), its contexts (snippet -> first index), and the first
+    message where `extract_facts` finds it."""
+
+    indices: list[int] = field(default_factory=list)
+    smallest: list[tuple[int, int]] = field(default_factory=list)
+    contexts: dict[str, int] = field(default_factory=dict)
+    regex_from: int = _NEVER
+
+    def first(self) -> int:
+        return self.indices[0] if self.indices else _NEVER
+
+    def any_in(self, start: int, stop: int) -> bool:
+        """Whether a message with index in ``[start, stop)`` holds it."""
+        i = bisect_left(self.indices, start)
+        return i < len(self.indices) and self.indices[i] < stop
+
+    def smallest_before(self, t: int) -> tuple[int, int] | None:
+        """(tokens, index) of the smallest message before `t` holding it."""
+        k = bisect_left(self.indices, t)
+        return self.smallest[k - 1] if k else None
+
+
+def line_text(message: Message) -> str:
+    """A message's searchable text with its line breaks kept: each line whitespace-normalized."""
+    return "\n".join(normalize(line) for line in raw_text(message).splitlines())
+
+
+def _occurrences(strings: Sequence[str], texts: Sequence[str], first: int) -> dict[str, Holdings]:
+    """Every occurrence of `strings` in ``texts[first:]``: one joined string, searched with
+    `str.find` per string (linear), positions mapped back to messages."""
+    starts, parts, at = [], [], 0
+    for text in texts[first:]:
+        starts.append(at)
+        parts.append(text)
+        at += len(text) + 1
+    joined = "\0".join(parts)
+    out: dict[str, Holdings] = {}
+    for s in strings:
+        pos = joined.find(s)
+        if pos < 0:
+            continue
+        hold = out[s] = Holdings()
+        while pos >= 0:
+            j = bisect_right(starts, pos) - 1
+            if not hold.indices or hold.indices[-1] != j + first:
+                hold.indices.append(j + first)
+            hold.contexts.setdefault(_context(joined, pos, len(s)), j + first)
+            pos = joined.find(s, pos + 1)
+    return out
+
+
+def _context(joined: str, pos: int, size: int) -> str:
+    """The line around an occurrence, at most `CONTEXT_CHARS` either side of it."""
+    start = max(joined.rfind("\n", 0, pos), joined.rfind("\0", 0, pos), pos - CONTEXT_CHARS - 1) + 1
+    ends = [e for e in (joined.find("\n", pos + size), joined.find("\0", pos + size)) if e >= 0]
+    end = min([*ends, pos + size + CONTEXT_CHARS, len(joined)])
+    return normalize(joined[start:end])
+
+
+@dataclass
+class SessionNeeds:
+    """The needs of every call of one conversation (build with `SessionNeeds.build`).
+
+    Attributes:
+        conversation: the full history.
+        calls: call index ``t`` -> its needed strings (only assistant messages after the first).
+        holdings: needed string -> where it occurs.
+        held_by: message index -> the needed strings it holds.
+        tokens: message index -> its tokens under the reference counter.
+        instructions: (index of the user message, normalized sentence), `instructions_of`.
+        index: original message -> its index.
+    """
+
+    conversation: Conversation
+    calls: dict[int, tuple[Need, ...]]
+    holdings: dict[str, Holdings]
+    held_by: dict[int, frozenset[str]]
+    tokens: list[int]
+    instructions: list[tuple[int, str]]
+    index: dict[Message, int]
+    views: dict = field(default_factory=dict, repr=False)  # message -> what it holds (`ctxlab.metrics.grounded`)
+    instruction_indices: list[int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # `instructions_of` lists them in the order first stated, so the indices ascend.
+        self.instruction_indices = [j for j, _ in self.instructions]
+
+    @classmethod
+    def build(cls, conversation: Conversation, counter: TokenCounter) -> SessionNeeds:
+        from ctxlab.metrics.instructions import instructions_of
+
+        messages = conversation.messages
+        head = system_prefix(messages)
+        fixed = "\n".join([*(line_text(m) for m in messages[:head]),
+                           json.dumps(list(conversation.tools or ()), ensure_ascii=False)])
+        actions = {t: specific_strings(action_text(m)) for t, m in enumerate(messages)
+                   if m.role == "assistant" and t > head}
+        candidates = [s for s in dict.fromkeys(s for found in actions.values() for s in found) if s not in fixed]
+        holdings = _occurrences(candidates, [line_text(m) for m in messages], head)
+        tokens = [counter.count_message(m) for m in messages]
+        calls = _calls(messages, actions, holdings)
+        needed = {n.text for needs in calls.values() for n in needs}
+        holdings = {s: h for s, h in holdings.items() if s in needed}
+        held_by: dict[int, set[str]] = defaultdict(set)
+        for s, hold in holdings.items():
+            _finish(s, hold, messages, tokens)
+            for j in hold.indices:
+                held_by[j].add(s)
+        calls = {t: tuple(n._replace(regex=holdings[n.text].regex_from < t) for n in needs)
+                 for t, needs in calls.items()}
+        return cls(conversation, calls, holdings, {j: frozenset(v) for j, v in held_by.items()}, tokens,
+                   instructions_of(messages), {m: i for i, m in enumerate(messages)})
+
+
+def _calls(messages: Sequence[Message], actions: dict[int, list[str]],
+           holdings: dict[str, Holdings]) -> dict[int, tuple[Need, ...]]:
+    """The needs of each call: strings of its action held by an earlier message; *old* when none
+    of the messages since the previous assistant message holds them."""
+    out, previous = {}, 0
+    for t in sorted(actions):
+        needs = []
+        for s in actions[t]:
+            hold = holdings.get(s)
+            if hold is not None and hold.first() < t:
+                needs.append(Need(s, kind_of(s), not hold.any_in(previous, t), False))
+        out[t], previous = tuple(needs), t
+    return out
+
+
+def _finish(s: str, hold: Holdings, messages: Sequence[Message], tokens: Sequence[int]) -> None:
+    """Fill the prefix minima of sizes and the first message where the fact regexes find `s`."""
+    best = (_NEVER, -1)
+    for j in hold.indices:
+        best = min(best, (tokens[j], j))
+        hold.smallest.append(best)
+        if hold.regex_from == _NEVER and s in _facts_text(messages[j]):
+            hold.regex_from = j
+
+
+_FACTS: dict[Message, str] = {}
+_FACT_ENTRIES = 20_000
+
+
+def _facts_text(message: Message) -> str:
+    """`extract_facts` of a message, joined (a string is regex-found when one fact contains it)."""
+    text = _FACTS.get(message)
+    if text is None:
+        if len(_FACTS) >= _FACT_ENTRIES:
+            _FACTS.clear()
+        text = _FACTS[message] = "\0".join(extract_facts(raw_text(message)))
+    return text
+
+
+__all__ = ["CONTEXT_CHARS", "Holdings", "Need", "SessionNeeds", "line_text"]
