@@ -1,23 +1,25 @@
-"""The strategy interface: `Strategy` protocol, `CompressionResult`, specs and the registry.
+"""The strategy interface: the `Strategy` protocol, `CompressionResult`, `Request`, `Plan`, `BaseStrategy`.
 
-A strategy is a frozen dataclass whose fields are its parameters, registered by name. It only
-decides what to keep (`plan`); `BaseStrategy.compress` does the shared work around it: input
-normalization, counting, timing and the id accounting every result must satisfy.
+A strategy is a frozen dataclass whose fields are its parameters, registered by name. It makes two
+decisions: *when* to compact (`when`, a `Trigger` over the window it sees, `window`) and *what*
+to keep (`plan`). `BaseStrategy.compress` does the rest: input normalization, counting, checking
+the trigger (`plan` runs only when it fires, `idle` otherwise), timing and the id accounting every
+result must satisfy.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message, as_messages
-from ctxlab.registry import Registry, parse_spec
+from ctxlab.strategies.registry import StrategySpec
+from ctxlab.strategies.trigger import ALWAYS, Trigger, counter_for, event_sizes
 from ctxlab.tokens import TokenCounter, get_counter
 
 Tools = Sequence[Mapping[str, Any]]
@@ -42,41 +44,12 @@ def summary_call(part: str, result: Any) -> Event:
 
 
 @dataclass(frozen=True, slots=True)
-class StrategySpec:
-    """A strategy's name and every parameter value: enough to rebuild it exactly."""
-
-    name: str
-    params: tuple[tuple[str, Any], ...] = ()
-
-    def to_json(self) -> str:
-        return json.dumps({"name": self.name, "params": dict(self.params)}, sort_keys=True, default=str)
-
-    @classmethod
-    def from_json(cls, text: str) -> StrategySpec:
-        data = json.loads(text)
-        return cls(data["name"], tuple(sorted(data.get("params", {}).items())))
-
-    def uses_llm(self) -> bool:
-        """Whether running the strategy may call an LLM: a parameter, or a nested step's, names an
-        ``llm`` summarizer."""
-        return any(_names_llm(value) for _, value in self.params)
-
-    def to_mapping(self) -> dict[str, Any]:
-        """The ``{"name", "params"}`` form registries build from."""
-        return {"name": self.name, "params": dict(self.params)}
-
-    def build(self) -> BaseStrategy:
-        return get_strategy(self.name, **dict(self.params))
-
-    def __str__(self) -> str:
-        return self.name + "".join(f" {k}={v}" for k, v in self.params)
-
-
-@dataclass(frozen=True, slots=True)
 class CompressionResult:
     """What a strategy kept, and how it accounts for every input message.
 
-    Every input id is in exactly one of `kept_ids`, `truncated_ids` and `dropped_ids`.
+    Every input id is in exactly one of `kept_ids`, `truncated_ids` and `dropped_ids`. `summary` is
+    the text of the newest summary message the result carries (made by this call or carried in from
+    an earlier one, without its wrapper), None when it carries none (or the strategy writes none).
     """
 
     messages: tuple[Message, ...]
@@ -149,7 +122,7 @@ class Plan:
     """A strategy's decision; `BaseStrategy` turns it into a `CompressionResult`.
 
     `truncated_ids`/`dropped_ids` are only needed when the output messages alone cannot tell
-    (gssc folds messages into one structured prompt).
+    (gssc folds messages into one structured prompt); `summary` is `CompressionResult.summary`.
     """
 
     messages: Sequence[Message]
@@ -179,8 +152,38 @@ class BaseStrategy:
         return StrategySpec(self.name, tuple((f.name, _spec_value(getattr(self, f.name)))
                                              for f in dataclasses.fields(self)))  # type: ignore[arg-type]
 
+    def when(self) -> Trigger:
+        """When this strategy compacts (default: every call, and `plan` decides)."""
+        return ALWAYS
+
+    def window(self, budget: int) -> int:
+        """The window the trigger's threshold derives from (default: the budget)."""
+        return budget
+
+    def fires(self, request: Request) -> bool:
+        """Whether `when` fires on `request`: its tokens under the trigger's counter, tool definitions
+        included (and its events, when the trigger counts them), against `window`."""
+        trigger = self.when()
+        if trigger == ALWAYS:
+            return True
+        counter = counter_for(trigger.counter, request.counter)
+        tokens = request.total if counter is request.counter else counter.count_messages(request.messages,
+                                                                                          request.tools)
+        events = sum(event_sizes(request.messages)) if trigger.events else 0
+        return trigger.fires(tokens, self.window(request.budget), events)
+
+    def idle(self, request: Request) -> Plan:
+        """The plan when the trigger does not fire: the input unchanged."""
+        return Plan(request.messages)
+
+    @classmethod
+    def upgrade_params(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """`params` with the names of parameters this strategy renamed mapped to their current names
+        (`get_strategy` calls it, so stored specs keep building); as given by default."""
+        return params
+
     def plan(self, request: Request) -> Plan:
-        """Decide what to keep; the one method a strategy must define."""
+        """Decide what to keep, once the trigger fired; the one method a strategy must define."""
         raise CtxlabError(f"strategy {self.name!r} defines no plan()")
 
     def compress(self, messages: Iterable[Message | Mapping[str, Any]], budget: int, *,
@@ -197,7 +200,7 @@ class BaseStrategy:
             raise CtxlabError(f"budget must be a positive integer, not {budget!r}")
         started = time.perf_counter()
         request = Request(as_messages(messages), budget, get_counter(counter), tuple(tools or ()))
-        plan = self.plan(request)
+        plan = self.plan(request) if self.fires(request) else self.idle(request)
         return _result(self, request, plan, time.perf_counter() - started)
 
 
@@ -243,16 +246,6 @@ def _unchanged(strategy: BaseStrategy, request: Request, plan: Plan, input_ids: 
         events=tuple(plan.events), summary=plan.summary, elapsed=elapsed)
 
 
-def _names_llm(value: Any) -> bool:
-    if isinstance(value, str):
-        return value == "llm" or value.startswith("llm:") or "summarizer=llm" in value
-    if isinstance(value, list | tuple):
-        return any(_names_llm(v) for v in value)
-    if isinstance(value, Mapping):
-        return any(_names_llm(v) for v in value.values())
-    return False
-
-
 def _spec_value(value: Any) -> Any:
     """Parameters as JSON-friendly values; objects (summarizers, gatherers) by their spec or name."""
     if isinstance(value, str | int | float | bool) or value is None:
@@ -267,53 +260,4 @@ def _spec_value(value: Any) -> Any:
     return getattr(value, "name", None) or getattr(value, "__name__", None) or type(value).__name__
 
 
-# ---- registry ---------------------------------------------------------------------------------
-
-
-def _load_builtins() -> None:
-    import ctxlab.strategies  # noqa: F401  (registers the built-in strategies on import)
-
-
-STRATEGIES: Registry[type[BaseStrategy]] = Registry("strategy", load=_load_builtins)
-
-
-def register(name: str) -> Callable[[type[BaseStrategy]], type[BaseStrategy]]:
-    """Class decorator: register a strategy dataclass under `name`."""
-
-    def decorate(cls: type[BaseStrategy]) -> type[BaseStrategy]:
-        cls.name = name
-        return STRATEGIES.register(name)(cls)
-
-    return decorate
-
-
-def list_strategies() -> list[str]:
-    """Registered strategy names, sorted."""
-    return STRATEGIES.names()
-
-
-def default_strategies(*, offline: bool = False) -> list[str]:
-    """The strategies a replay runs when it names none: every registered one but the building
-    blocks; with `offline`, also without those whose defaults call an LLM."""
-    names = [n for n in list_strategies() if not STRATEGIES.get(n).building_block]
-    return [n for n in names if not get_strategy(n).spec.uses_llm()] if offline else names
-
-
-def strategy_params(name: str) -> dict[str, Any]:
-    """A strategy's parameters and their defaults."""
-    return STRATEGIES.parameters(name)
-
-
-def get_strategy(name: str | Mapping[str, Any], **params: Any) -> BaseStrategy:
-    """Build a registered strategy; also accepts ``"name:key=value,..."`` or ``{"name", "params"}``.
-
-    Raises:
-        UnknownNameError: unknown strategy, or a parameter it does not have (lists the valid ones).
-        CtxlabError: a parameter value of the wrong type.
-    """
-    return STRATEGIES.build(name, **params)
-
-
-__all__ = ["STRATEGIES", "SUMMARY_CALL", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
-           "default_strategies", "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params",
-           "summary_call"]
+__all__ = ["SUMMARY_CALL", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "summary_call"]
