@@ -14,19 +14,18 @@ Snaps (where a cut at index `i` really lands):
   being any message but a tool result; with none after `i`, the first valid point of the range;
 - ``owner``: LangChain ``_find_safe_cutoff_point``: a cut on a tool result moves back to the AI
   message that made the call (forward past the results when no such message is found);
-- ``group_start``: back to the start of the tool group (ctxlab's `find_cut_point`);
+- ``group_start``: back out of a tool exchange to the assistant message that made the calls (the
+  start of the tool group; what `compaction` does with a token cut);
 - ``none``: the cut stays (a faithful policy that breaks pairs reports it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import accumulate
-from typing import NamedTuple
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
-from ctxlab.strategies.mechanics.context import system_prefix, tool_groups
+from ctxlab.strategies.mechanics.context import real_user, system_prefix
 
 HEADS = ("system", "first_system", "input", "none")
 SNAPS = ("none", "valid_cut", "owner", "group_start")
@@ -84,10 +83,12 @@ def snap_owner(messages: Sequence[Message], cut: int, start: int) -> int:
 
 
 def snap_group_start(messages: Sequence[Message], cut: int, start: int) -> int:
-    """Back to the start of the tool group holding `cut`."""
-    for group in tool_groups(messages):
-        if group.start <= cut < group.stop:
-            return max(group.start, start)
+    """Back out of a tool exchange: from a tool result to the message before the run of results, the
+    assistant message that made the calls (the start of its tool group), never before `start`."""
+    if cut >= len(messages):
+        return cut
+    while cut > start and messages[cut].role == "tool":
+        cut -= 1
     return cut
 
 
@@ -119,36 +120,16 @@ def newest_tokens(counts: Sequence[int], keep: float, start: int) -> int | None:
 
 
 def turn_start(messages: Sequence[Message], cut: int, start: int) -> int | None:
-    """pi-mono ``findTurnStartIndex``: the user message opening the turn a cut falls in, or None
-    when the cut is itself a user message or no user message precedes it in the range."""
-    if cut >= len(messages) or messages[cut].role == "user":
+    """pi-mono ``findTurnStartIndex``: the user message opening the turn a cut falls in (a cut at the
+    end falls in the last turn), or None when the cut itself opens a turn or no user message precedes
+    it in ``messages[start:]``. A summary message opens no turn."""
+    if cut < len(messages) and real_user(messages[cut]):
         return None
-    for i in range(cut, start - 1, -1):
-        if messages[i].role == "user":
+    for i in range(min(cut, len(messages) - 1), start - 1, -1):
+        if real_user(messages[i]):
             return i
     return None
 
 
-class CutPoint(NamedTuple):
-    """Where to cut: keep ``messages[index:]``; `turn_start` is the user message that opens the
-    turn containing `index` (== index unless the cut splits a turn)."""
-
-    index: int  # type: ignore[assignment]  # a field named index shadows tuple.index, on purpose
-    turn_start: int
-
-
-def find_cut_point(messages: Sequence[Message], counts: Sequence[int], keep_tokens: int,
-                   start: int = 0) -> CutPoint:
-    """Walk back from the newest message until `keep_tokens` are kept, then back out of a tool exchange."""
-    suffix = list(accumulate(reversed(counts[start:])))
-    index = start
-    for back, total in enumerate(suffix):
-        if total >= keep_tokens:
-            index = len(counts) - 1 - back
-            break
-    while index > start and messages[index].role == "tool":
-        index -= 1
-    turn_start = index
-    while turn_start > start and messages[turn_start].role != "user":
-        turn_start -= 1
-    return CutPoint(index, turn_start)
+__all__ = ["HEADS", "SNAPS", "head_end", "newest_tokens", "snap", "snap_group_start", "snap_owner", "snap_valid_cut",
+           "turn_start"]

@@ -1,5 +1,12 @@
-"""`compaction` and `compaction_seed001`: seed 001's Pi-style compaction on the shared mechanics."""
+"""`compaction` and `compaction_seed001`: seed 001's Pi-style compaction on the shared mechanics.
 
-from ctxlab.strategies.seeds.compaction.strategy import Compaction, CompactionSeed001
+`strategy` holds `compaction` (the trigger, the attempts, the summary message), `seed001` the thin
+wrapper with the seed's confirmation and character cap; the private helpers are `attempt` (the
+positions, cut points and window of one job), `summaries` (the history and turn-prefix summaries
+under one cap) and `events` (seed 001's ``context_compacted``).
+"""
 
-__all__ = ["Compaction", "CompactionSeed001"]
+from ctxlab.strategies.seeds.compaction.seed001 import CONFIRMATION_QUESTION, CompactionSeed001
+from ctxlab.strategies.seeds.compaction.strategy import Compaction
+
+__all__ = ["CONFIRMATION_QUESTION", "Compaction", "CompactionSeed001"]
