@@ -4,7 +4,8 @@ The package in layers, each importing only those before it (tests/test_layers.py
 
 - `trigger` and `registry`: when a strategy compacts (the `Trigger` vocabulary), and strategies by
   name (`StrategySpec`, `register`, `get_strategy`);
-- `base`: the interface (`Strategy`, `BaseStrategy`, `Request`, `Plan`, `CompressionResult`);
+- `result`: what a strategy works on and hands back (`Request`, `Plan`, `CompressionResult`);
+- `base`: the interface (`Strategy`, `BaseStrategy`: when, what, and `compress` around them);
 - `mechanics/`: small pure functions with explicit arguments that every strategy composes;
 - `policy/`: the `Policy` model, a compaction policy as data over the mechanics, and `preset`;
 - `presets/` (the agents' policies as data), `seeds/` (the five seed systems), and ctxlab's own

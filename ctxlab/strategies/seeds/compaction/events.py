@@ -11,7 +11,7 @@ from ctxlab.strategies.base import Event, Plan, summary_call
 from ctxlab.strategies.mechanics import summary
 from ctxlab.strategies.mechanics.context import dropped_ids, real_user
 from ctxlab.strategies.mechanics.voices import VOICES
-from ctxlab.strategies.seeds.compaction.attempt import Ctx, Outcome
+from ctxlab.strategies.seeds.compaction.job import Ctx, Outcome
 from ctxlab.summarize import SummaryResult
 from ctxlab.summarize.extractive import ExtractiveSummarizer
 

@@ -16,8 +16,7 @@ from ctxlab.strategies.base import Event, Plan
 from ctxlab.strategies.mechanics.context import Usage, dropped_ids
 from ctxlab.strategies.mechanics.summary import call
 from ctxlab.strategies.registry import register
-from ctxlab.strategies.seeds.compaction import attempt
-from ctxlab.strategies.seeds.compaction.attempt import Ctx
+from ctxlab.strategies.seeds.compaction.job import Ctx, window
 from ctxlab.strategies.seeds.compaction.strategy import Compaction
 from ctxlab.strategies.seeds.compaction.summaries import Part
 from ctxlab.summarize import SummaryResult
@@ -111,7 +110,7 @@ def _declined(ctx: Ctx, verdict: Any, record: dict[str, Any]) -> Plan:
     if verdict == "new_session":
         kept, fallback = tuple(ctx.msgs[i] for i in (*range(ctx.sys_n), *_newest(ctx))), "new_session"
     else:
-        kept, fallback = attempt.window(ctx, ctx.msgs[:ctx.body_start]), "window"  # a carried summary stays
+        kept, fallback = window(ctx, ctx.msgs[:ctx.body_start]), "window"  # a carried summary stays
     after = ctx.request.cost(kept) + ctx.request.overhead
     event = Event("compaction_declined", {"original_tokens": ctx.request.total, "new_tokens": after,
                                           "verdict": str(verdict), "fallback": fallback, "confirmation": record})

@@ -25,17 +25,13 @@ from typing import Any, ClassVar
 from ctxlab.errors import CtxlabError
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request
 from ctxlab.strategies.mechanics import summary
-from ctxlab.strategies.mechanics.cuts import turn_start
-from ctxlab.strategies.mechanics.voices import VOICES
 from ctxlab.strategies.registry import register
-from ctxlab.strategies.seeds.compaction import attempt, events, summaries
-from ctxlab.strategies.seeds.compaction.attempt import Ctx, Outcome
+from ctxlab.strategies.seeds.compaction import attempts, events, summaries
+from ctxlab.strategies.seeds.compaction.attempts import CTXLAB, Sizes
+from ctxlab.strategies.seeds.compaction.job import Ctx, Outcome, prepare, window
 from ctxlab.strategies.trigger import Trigger, configured_window, reserved_budget
 from ctxlab.summarize import Summarizer, SummaryResult, get_summarizer
 from ctxlab.tokens import TokenCounter
-
-MIN_SUMMARY_TOKENS = 48
-CTXLAB = VOICES["ctxlab"]  # the summary message: pi-mono's wrapper around ctxlab's sections
 
 
 @register("compaction")
@@ -125,14 +121,15 @@ class Compaction(BaseStrategy):
         return Plan(request.messages, summary=summary.carried(request.messages, CTXLAB), dropped_ids=())
 
     def plan(self, request: Request) -> Plan:
-        ctx = attempt.prepare(request, self.window(request.budget))
+        ctx = prepare(request, self.window(request.budget))
         refused, confirmation = self._confirm(ctx)
         if refused is not None:
             return refused
-        outcome, attempts = self._attempts(ctx)
+        sizes = Sizes(self.keep_recent_rounds, self.keep_recent_tokens, self.max_attempts, self.summary_max_tokens)
+        outcome, tries = attempts.run(ctx, sizes, self._write)
         if outcome is None or request.cost(outcome.messages) + request.overhead > ctx.limit:
             head = outcome.messages[:outcome.head] if outcome else ctx.msgs[:ctx.sys_n]
-            kept = attempt.window(ctx, head)
+            kept = window(ctx, head)
             outcome = (outcome._replace(messages=kept, fallback="window") if outcome
                        else Outcome(kept, ctx.sys_n, "", (), False, (), None, "window"))
         if outcome.messages == request.messages:
@@ -140,7 +137,7 @@ class Compaction(BaseStrategy):
                                                  "reason": "nothing old enough to compact"})
             return Plan(request.messages, events=[event], summary=summary.carried(request.messages, CTXLAB),
                         dropped_ids=())
-        return events.done(ctx, outcome, attempts, confirmation, self.when().threshold(ctx.limit), self.engine.name)
+        return events.done(ctx, outcome, tries, confirmation, self.when().threshold(ctx.limit), self.engine.name)
 
     def _confirm(self, ctx: Ctx) -> tuple[Plan | None, dict[str, Any] | None]:
         """Before compacting: (a plan instead, the confirmation the event records). Seed 001 asks its
@@ -155,74 +152,6 @@ class Compaction(BaseStrategy):
         """The whole summary's text (`compaction_seed001` cuts it to the seed's characters)."""
         return text
 
-    def _attempts(self, ctx: Ctx) -> tuple[Outcome | None, int]:
-        """The regular attempts, each keeping fewer recent messages while the summary's room is under
-        the floor; then the newest whole groups that leave room; then the carried summary alone."""
-        floor = min(self.summary_max_tokens, max(MIN_SUMMARY_TOKENS, ctx.available // 8))
-        attempts = 0
-        for cut in self._cuts(ctx):
-            attempts += 1
-            outcome = self._compact(ctx, cut, floor)
-            if outcome is not None:
-                return outcome, attempts
-        reserve = min(self.summary_max_tokens, max(MIN_SUMMARY_TOKENS, ctx.available // 4))
-        outcome = self._compact(ctx, attempt.suffix_start(ctx, ctx.available - reserve - ctx.header), 16)
-        return (outcome or self._carry(ctx)), attempts + 1
-
-    def _cuts(self, ctx: Ctx) -> list[int]:
-        """First kept index of each regular attempt, keeping fewer recent messages each time."""
-        tries = max(1, self.max_attempts - 1)
-        if self.keep_recent_tokens:
-            keep = min(int(self.keep_recent_tokens), max(ctx.available, 1))
-            cuts = [attempt.token_cut(ctx, max(1, keep >> k)) for k in range(tries)]
-        else:
-            rounds = self.keep_recent_rounds
-            cuts = attempt.round_cuts(ctx, [r for r in range(rounds, rounds - tries, -1) if r >= 1])
-        return [c for i, c in enumerate(cuts) if c > ctx.body_start and c not in cuts[:i]]
-
-    def _compact(self, ctx: Ctx, cut: int, floor: int) -> Outcome | None:
-        """Summarize everything before `cut` but the pinned newest user message; None when there
-        is nothing new to summarize or the kept messages leave less than `floor` tokens for it."""
-        msgs, counts = ctx.msgs, ctx.request.counts
-        kept = list(range(max(cut, ctx.body_start), len(msgs)))
-        if ctx.newest is not None and ctx.newest < cut:
-            kept.insert(0, ctx.newest)
-        cap = min(self.summary_max_tokens, ctx.available - sum(counts[i] for i in kept) - ctx.header)
-        turn = turn_start(msgs, cut, ctx.body_start)
-        turn = cut if turn is None else turn
-        history = [i for i in range(ctx.body_start, turn) if i not in kept]
-        prefix = [i for i in range(turn, min(cut, len(msgs))) if i not in kept]
-        previous = list(range(ctx.sys_n, ctx.body_start))
-        if cap < floor or not (history or prefix):
-            return None
-        written = self._write(ctx, history, prefix, previous, cap)
-        if written.text is None:
-            return None
-        sources = [*previous, *history, *prefix]
-        # A merged summary also stands for what the previous one replaced, so metrics can trace
-        # it back to the original messages after several compactions.
-        head = [*msgs[:ctx.sys_n], *([summary.message(msgs, written.text, sources, CTXLAB)] if written.text else [])]
-        return Outcome((*head, *(msgs[i] for i in kept)), len(head), written.text, tuple(sources), bool(prefix),
-                       written.calls, written.error, written.fallback)
-
-    def _carry(self, ctx: Ctx) -> Outcome | None:
-        """Nothing new to summarize: keep the carried summary, re-fitted to the room left when it
-        no longer fits, and drop the oldest messages after it if they do not."""
-        previous = list(range(ctx.sys_n, ctx.body_start))
-        if not previous:
-            return None
-        counts = ctx.request.counts
-        room = ctx.available - (counts[ctx.newest] if ctx.newest is not None else 0)
-        if sum(counts[i] for i in previous) <= room:
-            return Outcome(attempt.window(ctx, ctx.msgs[:ctx.body_start]), ctx.body_start, "", (), False, (), None,
-                           None)
-        written = self._write(ctx, [], [], previous, room - ctx.header)
-        if not written.text:
-            return None
-        head = (*ctx.msgs[:ctx.sys_n], summary.message(ctx.msgs, written.text, previous, CTXLAB))
-        return Outcome(attempt.window(ctx, head), len(head), written.text, tuple(previous), False, written.calls,
-                       written.error, written.fallback)
-
     def _write(self, ctx: Ctx, history: list[int], prefix: list[int], previous: list[int],
                cap: int) -> summaries.Written:
         jobs = summaries.parts(ctx, history, prefix, previous, cap)
@@ -231,4 +160,4 @@ class Compaction(BaseStrategy):
 
 SEED001_ONLY = ("confirm", "summary_max_chars")  # parameters `compaction` had until seed 001's were split off
 
-__all__ = ["MIN_SUMMARY_TOKENS", "Compaction"]
+__all__ = ["Compaction"]

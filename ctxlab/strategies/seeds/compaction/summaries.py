@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics.summary import call
-from ctxlab.strategies.seeds.compaction.attempt import Ctx
+from ctxlab.strategies.seeds.compaction.job import Ctx
 from ctxlab.summarize import Summarizer, SummaryResult
 from ctxlab.summarize.extractive import ExtractiveSummarizer
 from ctxlab.summarize.message import join_turn_context, unwrap

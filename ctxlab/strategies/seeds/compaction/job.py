@@ -1,8 +1,8 @@
-"""One compaction job's fixed positions, its attempts' cut points, and the window it falls back to.
+"""One compaction job: the positions and costs every attempt shares, and the window it falls back to.
 
-Private to `compaction`: the positions every attempt shares (`Ctx`), where each attempt cuts (the
-last N rounds, or pi-mono's recent-token walk backed out of a tool exchange), and the window that
-keeps the newest whole tool groups when no summary fits.
+Private to `compaction`: `Ctx` (the request, its limit, the system prompt, the carried summaries,
+the pinned newest user message, the room left), `Outcome` (what an attempt made), and the window
+that keeps the newest whole tool groups when no summary fits.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import NamedTuple
 from ctxlab.messages import Message
 from ctxlab.strategies.base import Request
 from ctxlab.strategies.mechanics.context import after_summaries, real_user, system_prefix, tool_groups
-from ctxlab.strategies.mechanics.cuts import newest_tokens, snap_group_start
 from ctxlab.summarize.base import SummaryResult
 from ctxlab.summarize.message import wrap
 
@@ -68,20 +67,6 @@ def prepare(request: Request, limit: int) -> Ctx:
     return Ctx(request, limit, sys_n, after_summaries(msgs, sys_n), newest, available, header)
 
 
-def round_cuts(ctx: Ctx, rounds: Sequence[int]) -> list[int]:
-    """Seed 001: the first kept index when keeping each number of the last `rounds` (a round opens at
-    a real user message)."""
-    starts = [i for i in range(ctx.body_start, len(ctx.msgs)) if real_user(ctx.msgs[i])] or [len(ctx.msgs)]
-    return [starts[-r] if len(starts) >= r else starts[0] for r in rounds]
-
-
-def token_cut(ctx: Ctx, keep: int) -> int:
-    """pi-mono's ``findCutPoint`` walk to `keep` recent tokens, backed out of a tool exchange to the
-    assistant message that made the calls (everything after the carried summaries when fewer)."""
-    at = newest_tokens(ctx.request.counts, keep, ctx.body_start)
-    return ctx.body_start if at is None else snap_group_start(ctx.msgs, at, ctx.body_start)
-
-
 def suffix_start(ctx: Ctx, room: int) -> int:
     """First index of the longest run of newest whole tool groups that fits in `room` together
     with the pinned newest user message (which is counted whether or not it is in the run)."""
@@ -109,4 +94,4 @@ def window(ctx: Ctx, head: Sequence[Message]) -> tuple[Message, ...]:
     return (*head, *pinned, *ctx.msgs[start:])
 
 
-__all__ = ["Ctx", "Outcome", "prepare", "round_cuts", "suffix_start", "token_cut", "window"]
+__all__ = ["Ctx", "Outcome", "prepare", "suffix_start", "window"]
