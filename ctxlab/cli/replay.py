@@ -167,7 +167,8 @@ def replay(
     no_estimators: Annotated[bool, typer.Option("--no-estimators", help="Do not record estimator errors.")] = False,
     no_quality: Annotated[bool, typer.Option("--no-quality", help="Skip fact recall and summary metrics.")] = False,
     price_model: Annotated[list[str] | None, typer.Option(
-        help="Price every per-turn call by this litellm model, with prompt caching (repeatable).",
+        help="Price every per-turn call by this litellm model, with prompt caching (repeatable; needs --mode "
+             "per-turn or both).",
         show_default=False)] = None,
 ) -> None:
     """Replay conversations through strategies x budgets and store what each keeps (resumable)."""
