@@ -127,16 +127,7 @@ def account(spec: StrategySpec, request: Request, plan: Plan, elapsed: float) ->
     truncated = plan.truncated_ids
     if truncated is None:
         truncated = [m.id for m in out if m.mark == "truncated"]
-    dropped = plan.dropped_ids
-    if dropped is None:
-        present = {m.id for m in out if m.mark is None} | set(truncated)
-        # An input that was already marked (a summary from an earlier step) and comes out
-        # unchanged is kept, not dropped.
-        marked = [m for m in out if m.mark is not None and m.id not in present]
-        if marked:
-            originals = set(request.messages)
-            present.update(m.id for m in marked if m in originals)
-        dropped = [i for i in input_ids if i not in present]
+    dropped = plan.dropped_ids if plan.dropped_ids is not None else _dropped(request.messages, out, truncated)
     after = request.cost(out) + request.overhead
     fits = after <= request.budget
     reason = None if fits else (plan.reason or f"{after} tokens exceed the budget of {request.budget}")
@@ -145,6 +136,18 @@ def account(spec: StrategySpec, request: Request, plan: Plan, elapsed: float) ->
         tokens_before=request.total, tokens_after=after, budget=request.budget, fits=fits,
         counter=request.counter.name, spec=spec, reason=reason, events=tuple(plan.events),
         summary=plan.summary, elapsed=elapsed)
+
+
+def _dropped(inputs: Sequence[Message], out: Sequence[Message], truncated: Sequence[str]) -> list[str]:
+    """Input ids the output neither keeps nor truncates."""
+    present = {m.id for m in out if m.mark is None} | set(truncated)
+    # An input that was already marked (a summary from an earlier step) and comes out unchanged is
+    # kept, not dropped.
+    marked = [m for m in out if m.mark is not None and m.id not in present]
+    if marked:
+        originals = set(inputs)
+        present.update(m.id for m in marked if m in originals)
+    return [m.id for m in inputs if m.id not in present]
 
 
 def _unchanged(spec: StrategySpec, request: Request, plan: Plan, input_ids: tuple[str, ...],
