@@ -14,8 +14,10 @@ its model's context window; a `Trigger` says which threshold and which estimate:
 - ``tokens``: a fixed count (LangChain ``ClearToolUsesEdit(trigger=100_000)``);
 
 compared with ``>``, or ``>=`` when `inclusive`; `events` adds OpenHands' soft limit (more than
-this many events fires too). The tokens are those of the whole request (tool definitions included)
-under `counter`: ``request``, the counter the request is compressed with (`compress(counter=...)`,
+this many events fires too); `reply` keeps room for the reply below the window before the share or
+the reserve is taken (Claude Code's ``window - min(maxOutputTokens, 20000) - 13000`` is kind
+``reserve``, reserve 13000, reply the model's max output capped at 20000). The tokens are those of
+the whole request (tool definitions included) under `counter`: ``request``, the counter the request is compressed with (`compress(counter=...)`,
 which stands for the usage a provider reports), or an agent's own estimator by name.
 
 The window: ctxlab's `budget` plays the window when no window is configured; with a
@@ -51,6 +53,7 @@ class Trigger:
         inclusive: fire at the threshold itself (``>=``), not only above it.
         events: also fire above this many events (0: no event limit).
         counter: ``request`` or the name of the agent's own counter.
+        reply: tokens kept free for the reply below the window (kinds ``share`` and ``reserve``).
     """
 
     kind: str = "always"
@@ -60,6 +63,7 @@ class Trigger:
     inclusive: bool = False
     events: int = 0
     counter: str = REQUEST
+    reply: int = 0
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -80,9 +84,9 @@ class Trigger:
     def threshold(self, window: int) -> int | None:
         """The token threshold for a `window` (None: every call)."""
         if self.kind == "share":
-            return int(window * self.share)
+            return int((window - self.reply) * self.share)
         if self.kind == "reserve":
-            return window - int(self.reserve)
+            return window - self.reply - int(self.reserve)
         if self.kind == "tokens":
             return int(self.tokens)
         return None

@@ -46,6 +46,16 @@ def test_thresholds_follow_each_trigger_kind() -> None:
         Trigger("sometimes")
 
 
+def test_the_replys_room_comes_off_the_window_at_most_the_models_max_output() -> None:
+    """Claude Code's ``window - min(maxOutputTokens, 20000) - 13000``: a reserve with the reply's room."""
+    assert Trigger("reserve", reserve=13_000, reply=20_000).threshold(200_000) == 167_000
+    assert Trigger("share", share=0.5, reply=1000).threshold(10_000) == 4500
+    assert Trigger.at_tokens(5000).threshold(10_000) == 5000  # a fixed count stays fixed
+    claude = {"trigger": "reserve", "trigger_reserve": 13_000, "trigger_reply": 20_000}
+    assert get_strategy("policy", model="gpt-4o", **claude).when().reply == 16_384  # gpt-4o writes at most 16,384
+    assert get_strategy("policy", **claude).when().reply == 20_000  # no model: the setting itself
+
+
 def test_an_event_limit_fires_whatever_the_tokens() -> None:
     trigger = Trigger("share", share=1.0, events=10)
     assert not trigger.fires(500, 1000, events=10) and trigger.fires(500, 1000, events=11)

@@ -6,7 +6,8 @@ onto the mechanics' typed arguments, in this one place:
 ==================  ==========================================================================
 when (`Trigger`)    ``context_window``/``model`` (the window), ``trigger`` (always, share,
                     reserve, tokens) with its own size: ``trigger_share``, ``trigger_reserve`` or
-                    ``trigger_tokens``; ``trigger_inclusive``, ``trigger_events`` (also compact
+                    ``trigger_tokens``; ``trigger_reply`` (room for the reply, at most the
+                    model's max output), ``trigger_inclusive``, ``trigger_events`` (also compact
                     above this many events), ``trigger_counter`` (the agent's counter)
 kept head           `cuts`: ``head`` (system, first_system, input, none), ``keep_first`` (events),
                     ``fold_previous`` (earlier summaries right after the head are merged)
@@ -35,6 +36,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any, ClassVar
 
+from ctxlab.models import max_output_tokens
 from ctxlab.strategies.base import BaseStrategy, Plan, Request
 from ctxlab.strategies.mechanics import cuts, mask, summary, voices
 from ctxlab.strategies.policy import compact, legacy, tails
@@ -59,6 +61,7 @@ class Policy(BaseStrategy):
     trigger_share: float = 0.0
     trigger_reserve: int = 0
     trigger_tokens: int = 0
+    trigger_reply: int = 0
     trigger_inclusive: bool = False
     trigger_events: int = 0
     trigger_counter: str = REQUEST
@@ -121,7 +124,7 @@ class Policy(BaseStrategy):
         """The fields as the mechanics' arguments (the one place they are mapped)."""
         return Parts(
             trigger=Trigger(self.trigger, self.trigger_share, self.trigger_reserve, self.trigger_tokens,
-                            self.trigger_inclusive, self.trigger_events, self.trigger_counter),
+                            self.trigger_inclusive, self.trigger_events, self.trigger_counter, self._reply()),
             head=Head(self.head, self.keep_first, self.fold_previous),
             tail=Tail(self.tail, self.tail_counter, self.keep_tokens, self.keep_messages, self.keep_message_share,
                       self.target_share, self.min_progress, self.snap, self.split_turns, self.start_on_user,
@@ -130,6 +133,11 @@ class Policy(BaseStrategy):
             summary=Writing(self.voice, self.summary_max_tokens, self.prefix_max_tokens, self.summary_input_tokens,
                             self.placement),
             strip_trailing_assistant=self.strip_trailing_assistant, passes=self.passes)
+
+    def _reply(self) -> int:
+        """The reply's room: ``trigger_reply``, at most the model's max output tokens when it is known."""
+        most = max_output_tokens(self.model) if self.model and self.trigger_reply else None
+        return min(self.trigger_reply, most) if most else self.trigger_reply
 
     @cached_property
     def engine(self) -> Summarizer:
