@@ -1,6 +1,7 @@
 """`gssc` and `gssc_retrieval`: seed 002's Go GSSC pipeline (Gather -> Select -> Structure -> Compress).
 
-`strategy` holds the registered strategies; the private helpers are the pipeline's phases:
+`strategy` holds the registered strategies, `built` what one run built and how the result accounts
+for it; the private helpers are the pipeline's phases:
 packets (P0..P4 packets, GatherInput, the word tokenizer), gather (built-in and BM25 retrieval
 gatherers, the gatherer registry), select (scores, filter, greedy fill, MMR), structure (sectioned,
 minimal, custom templates), compress (section truncation, halve then delete), pieces (the counting

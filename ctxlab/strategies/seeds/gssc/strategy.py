@@ -10,10 +10,9 @@ the newest user message itself.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import ctxlab.strategies.seeds.gssc.compress as compress_phase
 from ctxlab.errors import CtxlabError
@@ -21,8 +20,9 @@ from ctxlab.messages import Message, as_messages
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, Tools
 from ctxlab.strategies.mechanics import context
 from ctxlab.strategies.registry import register
+from ctxlab.strategies.seeds.gssc.built import Built, account, build_event, instructions_whole, passthrough
 from ctxlab.strategies.seeds.gssc.gather import GATHERERS, Gatherer, gather, gather_input, resolve_gatherers
-from ctxlab.strategies.seeds.gssc.packets import HISTORY, P0_TYPES, GatherInput, Packet, render
+from ctxlab.strategies.seeds.gssc.packets import P0_TYPES, GatherInput, Packet
 from ctxlab.strategies.seeds.gssc.pieces import message_counter, text_counter
 from ctxlab.strategies.seeds.gssc.select import Weights, clock_of, passes, score, select
 from ctxlab.strategies.seeds.gssc.structure import STRUCTURERS
@@ -39,18 +39,6 @@ RETRIES = 3  # re-fits when a counter's message count is not quite text count + 
 def available_tokens(budget: int, reserve_ratio: float) -> int:
     """The seed's GetAvailableTokens: ``int(budget * (1 - reserve_ratio))`` (8000 -> 6800)."""
     return int(budget * (1 - reserve_ratio))
-
-
-class Built(NamedTuple):
-    """One pipeline run: the context text, the gather input, packet counts, the packets MinRelevance
-    filtered out and the cuts made."""
-
-    text: str
-    inp: GatherInput
-    gathered: int
-    selected: tuple[Packet, ...]
-    cuts: tuple[tuple[str, str], ...]
-    filtered: tuple[Packet, ...] = ()
 
 
 @register("gssc")
@@ -146,12 +134,12 @@ class GSSC(BaseStrategy):
         q = context.newest_user(messages)
         available = available_tokens(request.budget, self.reserve_ratio)
         built = self._fit(request, q, available)
-        if built is None or not built.text.strip() or not _instructions_whole(messages, built.text):
-            return _passthrough(request, available)
+        if built is None or not built.text.strip() or not instructions_whole(messages, built.text):
+            return passthrough(request, available)
         ids = account(messages, built, q)
         out = [Message("system", built.text, id=RESULT_ID, mark="marker", source_ids=ids.sources)]
         out += [messages[q]] if q is not None else []
-        payload = _payload(built, available, request.cost(out) + request.overhead)
+        payload = build_event(built, available, request.cost(out) + request.overhead)
         return Plan(out, events=(Event("gssc.build", payload),), truncated_ids=ids.truncated, dropped_ids=ids.dropped)
 
     def _fit(self, request: Request, q: int | None, available: int) -> Built | None:
@@ -170,64 +158,6 @@ class GSSC(BaseStrategy):
                 return built
             limit -= over
         return None
-
-
-class Accounting(NamedTuple):
-    """Where each input id went; `sources` (input order) are those whose text the context carries."""
-
-    kept: list[str]
-    truncated: list[str]
-    dropped: list[str]
-    sources: tuple[str, ...]
-
-
-def account(messages: Sequence[Message], built: Built, q: int | None) -> Accounting:
-    """Kept (whole in the context), truncated (first line in it) and dropped ids; only messages of
-    selected packets count as present. The query is kept: it is sent as itself."""
-    text = built.text
-    candidates = {i for p in built.selected for i in p.source_ids}
-    prefix = context.system_prefix(messages)
-    kept: list[str] = []
-    truncated: list[str] = []
-    dropped: list[str] = []
-    sources: list[str] = []
-    for i, m in enumerate(messages):
-        snippet = (m.text if i < prefix or i == q else render(m)).strip()
-        whole = (m.id in candidates or i < prefix) and snippet in text
-        partial = not whole and m.id in candidates and snippet.split("\n", 1)[0] in text
-        (kept if whole or i == q else truncated if partial else dropped).append(m.id)
-        if whole or partial:
-            sources.append(m.id)
-    return Accounting(kept, truncated, dropped, tuple(sources))
-
-
-def _instructions_whole(messages: Sequence[Message], text: str) -> bool:
-    """Whether every system-prompt message is whole in the context (CONTRACTS: pinned, never cut)."""
-    return all(m.text.strip() in text for m in messages[:context.system_prefix(messages)])
-
-
-def _passthrough(request: Request, available: int) -> Plan:
-    """When the structured context cannot hold the whole system prompt: the pinned messages as they are."""
-    messages = request.messages
-    out = [messages[i] for i in sorted(context.pinned(messages))]
-    after = request.cost(out) + request.overhead
-    reason = (f"the system prompt and newest user message alone need {after} tokens, over the budget of "
-              f"{request.budget}") if after > request.budget else None
-    payload = {"available_tokens": available, "fallback": "pinned", "output_tokens": after}
-    return Plan(out, events=(Event("gssc.build", payload),), reason=reason)
-
-
-def _payload(built: Built, available: int, after: int) -> dict[str, Any]:
-    """The `gssc.build` event: what was gathered, selected and filtered out (by MinRelevance: the
-    reason a history can vanish), the cuts, and how many messages [Context] holds of its window."""
-    kinds = Counter(p.type for p in built.selected)
-    filtered = Counter(p.type for p in built.filtered)
-    history = next((p for p in built.selected if p.type == HISTORY), None)
-    kept = history.metadata.get("message_count", 0) if history else 0
-    return {"available_tokens": available, "gathered": built.gathered, "selected": dict(sorted(kinds.items())),
-            "filtered": dict(sorted(filtered.items())),
-            "history_messages": {"kept": kept, "window": len(built.inp.window)},
-            "cuts": [list(c) for c in built.cuts], "output_tokens": after, "fallback": None}
 
 
 @register("gssc_retrieval")

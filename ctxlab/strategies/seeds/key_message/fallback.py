@@ -2,7 +2,8 @@
 
 Stage 1 trims tool results to a preview (tool name + status + head and tail lines); stage 2 trims
 overlong user/assistant texts to their first paragraph and key bullets, or to their first sentence
-and a conclusion sentence; stage 3 keeps the last K rounds (`last_rounds_start`).
+and a conclusion sentence; stage 3 keeps the last K rounds (`last_rounds_start`). In loop mode the
+current tool loop (`loop_start`) is never compressed.
 """
 
 from __future__ import annotations
@@ -98,3 +99,14 @@ def last_rounds_start(messages: Sequence[Message], start: int, rounds: int) -> i
     """Index where the last `rounds` rounds begin (a round opens at a user message)."""
     spans = context.turns(messages, start)
     return spans[-rounds].start if 0 < rounds < len(spans) else start
+
+
+def loop_start(messages: Sequence[Message]) -> int:
+    """Start of the current tool loop: the trailing run of tool-call messages and their results after
+    the newest user message (``len(messages)`` when the conversation is not inside a loop)."""
+    user = context.newest_user(messages)
+    floor = user + 1 if user is not None else context.system_prefix(messages)
+    index = len(messages)
+    while index > floor and (messages[index - 1].role == "tool" or messages[index - 1].tool_calls):
+        index -= 1
+    return index

@@ -12,21 +12,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from ctxlab.messages import Message, as_messages
-from ctxlab.strategies.base import BaseStrategy, CompressionResult, Event, Plan, Request
+from ctxlab.strategies.base import BaseStrategy, CompressionResult, Plan, Request
 from ctxlab.strategies.mechanics import context
 from ctxlab.strategies.mechanics.context import Span
 from ctxlab.strategies.registry import register
-from ctxlab.strategies.seeds.key_message.fallback import last_rounds_start, tool_preview, trim_text
+from ctxlab.strategies.seeds.key_message.events import compression_event, fixed_cost
+from ctxlab.strategies.seeds.key_message.fallback import last_rounds_start, loop_start, tool_preview, trim_text
 from ctxlab.strategies.seeds.key_message.scoring import classify_units, gather_units, greedy, score_messages, unit_costs
 from ctxlab.strategies.trigger import Trigger
 from ctxlab.tokens import TokenCounter
 
-STRATEGY_NAME = "KeyMessageExtraction"  # the seed's `strategyUsed`
 STAGES = ("none", "tool_preview", "text_trim", "last_rounds", "greedy")
 
 
@@ -81,20 +81,20 @@ class KeyMessage(BaseStrategy):
         return Trigger.at_share(self.trigger_threshold)
 
     def idle(self, request: Request) -> Plan:
-        return Plan(request.messages, events=(_event(request, request.messages, request.total, None),))
+        return Plan(request.messages, events=(compression_event(request, request.messages, request.total, None),))
 
     def plan(self, request: Request) -> Plan:
         end = loop_start(request.messages) if self.in_loop else len(request.messages)
         target = min(math.floor(request.budget * self.target_usage), request.budget)
         kept = self.extract(request, end, target - request.overhead)
         after = request.cost(kept.messages) + request.overhead
-        fixed = _fixed_cost(request, end)
+        fixed = fixed_cost(request, end)
         what = "the system prompt, newest user message and current tool loop" if end < len(request.messages) \
             else "the system prompt and newest user message"
         over_target = f"{what} alone need {fixed} tokens, over the target of {target}" if fixed > target else None
         reason = f"{what} alone need {fixed} tokens, over the budget of {request.budget}" \
             if fixed > request.budget else None
-        event = _event(request, kept.messages, after, kept.stage, over_target)
+        event = compression_event(request, kept.messages, after, kept.stage, over_target)
         return Plan(kept.messages, events=(event,), reason=reason)
 
     def extract(self, request: Request, end: int, available: int) -> Extraction:
@@ -153,17 +153,6 @@ class KeyMessage(BaseStrategy):
         return Extraction(gather_units(messages, units, chosen), "greedy")
 
 
-def loop_start(messages: Sequence[Message]) -> int:
-    """Start of the current tool loop: the trailing run of tool-call messages and their results after
-    the newest user message (``len(messages)`` when the conversation is not inside a loop)."""
-    user = context.newest_user(messages)
-    floor = user + 1 if user is not None else context.system_prefix(messages)
-    index = len(messages)
-    while index > floor and (messages[index - 1].role == "tool" or messages[index - 1].tool_calls):
-        index -= 1
-    return index
-
-
 def compress_historical(messages: Iterable[Message | Mapping[str, Any]], loop_start_index: int, budget: int, *,
                         counter: str | TokenCounter = "ascii_cjk",
                         strategy: KeyMessage | None = None) -> HistoricalResult:
@@ -185,22 +174,4 @@ def _replace(messages: list[Message], counts: list[int], index: int, text: str |
         counts[index] = counter.count_message(messages[index])
 
 
-def _fixed_cost(request: Request, end: int) -> int:
-    """Tokens of what is never dropped: the pinned messages, the current loop (from `end`), overhead."""
-    keep = context.pinned(request.messages) | set(range(end, len(request.messages)))
-    return sum(request.counts[i] for i in keep) + request.overhead
-
-
-def _event(request: Request, kept: Sequence[Message], after: int, stage: str | None,
-           reason: str | None = None) -> Event:
-    """The seed's CompressionResult metadata (camelCase keys as in the seed), plus the fallback stage
-    (None when under the trigger, so nothing was compressed) and why the target was missed, if it was."""
-    kept_ids = {m.id for m in kept}
-    dropped = [m.id for m in request.messages if m.id not in kept_ids]
-    compressed = stage is not None
-    return Event("compression", {
-        "compressed": compressed, "inputCount": len(request.messages), "outputCount": len(kept),
-        "droppedCount": len(request.messages) - len(kept), "inputTokens": request.total, "outputTokens": after,
-        "strategyUsed": STRATEGY_NAME if compressed else "none", "droppedMessageIds": dropped,
-        "truncatedMessageIds": [m.id for m in kept if m.mark == "truncated"],
-        "usagePercent": request.total / request.budget, "fallback": stage or "none", "reason": reason})
+__all__ = ["STAGES", "Extraction", "HistoricalResult", "KeyMessage", "compress_historical", "loop_start"]
