@@ -5,7 +5,8 @@ A strategy is a frozen dataclass whose fields are its parameters, registered by 
 decisions: *when* to compact (`when`, a `Trigger` over the window it sees, `window`) and *what*
 to keep (`plan`). `BaseStrategy.compress` does the rest: input normalization, counting, checking
 the trigger (`plan` runs only when it fires, `idle` otherwise), timing and the id accounting every
-result must satisfy.
+result must satisfy. For every strategy, `CompressionResult.summary` is the text of the newest summary
+message the result carries (written by this call or carried in), None when it carries none.
 """
 
 from __future__ import annotations

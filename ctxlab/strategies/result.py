@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from ctxlab.messages import Message
 from ctxlab.strategies.registry import StrategySpec
+from ctxlab.summarize.message import unwrap
 from ctxlab.tokens import TokenCounter
 
 Tools = Sequence[Mapping[str, Any]]
@@ -135,7 +136,7 @@ def account(spec: StrategySpec, request: Request, plan: Plan, elapsed: float) ->
         messages=out, input_ids=input_ids, dropped_ids=tuple(dropped), truncated_ids=tuple(truncated),
         tokens_before=request.total, tokens_after=after, budget=request.budget, fits=fits,
         counter=request.counter.name, spec=spec, reason=reason, events=tuple(plan.events),
-        summary=plan.summary, elapsed=elapsed)
+        summary=_summary(plan, out), elapsed=elapsed)
 
 
 def _dropped(inputs: Sequence[Message], out: Sequence[Message], truncated: Sequence[str]) -> list[str]:
@@ -150,6 +151,15 @@ def _dropped(inputs: Sequence[Message], out: Sequence[Message], truncated: Seque
     return [m.id for m in inputs if m.id not in present]
 
 
+def _summary(plan: Plan, out: Sequence[Message]) -> str | None:
+    """The plan's summary text, else that of the newest summary message `out` carries (a strategy that
+    writes none still reports one it was handed)."""
+    if plan.summary is not None:
+        return plan.summary
+    newest = next((m for m in reversed(out) if m.mark == "summary"), None)
+    return unwrap(newest.text) if newest is not None else None
+
+
 def _unchanged(spec: StrategySpec, request: Request, plan: Plan, input_ids: tuple[str, ...],
                elapsed: float) -> CompressionResult:
     total = request.total
@@ -160,7 +170,7 @@ def _unchanged(spec: StrategySpec, request: Request, plan: Plan, input_ids: tupl
         tokens_before=total, tokens_after=total, budget=request.budget, fits=fits,
         counter=request.counter.name, spec=spec,
         reason=None if fits else (plan.reason or f"{total} tokens exceed the budget of {request.budget}"),
-        events=tuple(plan.events), summary=plan.summary, elapsed=elapsed)
+        events=tuple(plan.events), summary=_summary(plan, request.messages), elapsed=elapsed)
 
 
 __all__ = ["SUMMARY_CALL", "CompressionResult", "Event", "Plan", "Request", "Tools", "account", "summary_call"]
