@@ -10,7 +10,17 @@ import typer
 from rich.markup import escape
 
 from ctxlab.cli.app import command
-from ctxlab.cli.data import Limit, SkipInvalid, Sources, _load, _numeric_table, _print_skips, _progress, _Skips, console
+from ctxlab.cli.common import (
+    Limit,
+    SkipInvalid,
+    Skips,
+    Sources,
+    console,
+    load_sources,
+    numeric_table,
+    print_skips,
+    progress,
+)
 from ctxlab.cost import CallCost, SessionCheck, check_logs, combined
 from ctxlab.errors import CtxlabError
 
@@ -29,8 +39,8 @@ def cost(
     skip_invalid: SkipInvalid = False,
 ) -> None:
     """What each recorded session cost with prompt caching, recorded beside predicted."""
-    skips = _Skips()
-    conversations = _progress(_load(sources, skip_invalid, skips, limit), "Pricing sessions")
+    skips = Skips()
+    conversations = progress(load_sources(sources, skip_invalid, skips, limit), "Pricing sessions")
     checks = list(check_logs(conversations, model, counter=counter, lifetime_s=lifetime))
     if not checks:
         raise CtxlabError(f"no per-call usage in {', '.join(sources)} (agent logs record it in meta.provider_calls; "
@@ -40,13 +50,13 @@ def cost(
         return
     _print_sessions([*checks, combined(checks)] if len(checks) > 1 else checks)
     _print_worst(checks, worst)
-    _print_skips(skips)
+    print_skips(skips)
 
 
 def _print_sessions(checks: list[SessionCheck]) -> None:
-    table = _numeric_table("Recorded / predicted per session (predicted from the recorded prompt sizes)",
-                           "session", "model", "calls", "read match", "input", "cache read", "cache write",
-                           "USD", "misses", "unexpected hits")
+    table = numeric_table("Recorded / predicted per session (predicted from the recorded prompt sizes)",
+                          "session", "model", "calls", "read match", "input", "cache read", "cache write",
+                          "USD", "misses", "unexpected hits")
     for check in checks:
         recorded, predicted = check.recorded, check.predicted
         table.add_row(escape(check.session), escape(check.model), f"{len(check.calls):,}",
@@ -66,9 +76,9 @@ def _print_worst(checks: list[SessionCheck], worst: int) -> None:
                   key=lambda row: -abs(row[1].read_error))[:max(worst, 0)]
     if not rows:
         return
-    table = _numeric_table("Calls whose cache read the model does not predict (within 2% of the prompt + 64)",
-                           "session", "call at", "prompt", "recorded read", "predicted read", "since previous",
-                           "verdict")
+    table = numeric_table("Calls whose cache read the model does not predict (within 2% of the prompt + 64)",
+                          "session", "call at", "prompt", "recorded read", "predicted read", "since previous",
+                          "verdict")
     for session, call in rows:
         gap = "-" if call.gap_s is None else f"{call.gap_s:,.0f} s"
         table.add_row(escape(session), str(call.index), f"{call.recorded.prompt_tokens:,}",

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from ctxlab.cli.app import app, command
-from ctxlab.cli.data import Limit, SkipInvalid, Sources, _load, _print_skips, _progress, _Skips, console
+from ctxlab.cli.common import Limit, SkipInvalid, Skips, Sources, console, load_sources, print_skips, progress
 from ctxlab.errors import CtxlabError
 
 logs = typer.Typer(name="logs", help="Check how faithfully agent logs were imported.", no_args_is_help=True)
@@ -32,13 +32,13 @@ def check(
 
     if counter is not None:
         get_counter(counter)  # a bad name fails here, before any work
-    skips, reports = _Skips(), 0
-    for conversation in _progress(_load(sources, skip_invalid, skips, limit), "Checking logs"):
+    skips, reports = Skips(), 0
+    for conversation in progress(load_sources(sources, skip_invalid, skips, limit), "Checking logs"):
         _print_report(fidelity(conversation, counter, worst))
         reports += 1
     if not reports:
         raise CtxlabError(f"no conversations in {', '.join(sources)}")
-    _print_skips(skips)
+    print_skips(skips)
 
 
 def _print_report(report) -> None:  # a `Fidelity`

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from ctxlab.cli.app import command
-from ctxlab.cli.data import Limit, SkipInvalid, Sources
-from ctxlab.cli.replay import Db, console, df_table, run_replay
+from ctxlab.cli.common import Db, Limit, SkipInvalid, Sources, console, df_table
+from ctxlab.cli.replay import run_replay
 from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, SEED, ReplayConfig
 
 FRONT_HEADERS = {"label": "policy", "counter": "counter", "sessions": "sessions", "calls": "calls",
