@@ -52,3 +52,11 @@ def context_window(model: str) -> int:
     if not isinstance(window, int) or window <= 0:
         raise CtxlabError(f"litellm knows model {model!r} but not its input window; set the window explicitly")
     return window
+
+
+@functools.lru_cache(maxsize=256)
+def max_output_tokens(model: str) -> int | None:
+    """The most tokens the model writes in one reply, per litellm's map (None when it does not say)."""
+    info = model_info(model) or {}
+    value = info.get("max_output_tokens")
+    return value if isinstance(value, int) and value > 0 else None

@@ -35,12 +35,16 @@ class Registry(Generic[T]):
     Args:
         kind: what the entries are, in error messages ("strategy", "counter").
         load: called once before the first lookup, to import the modules that register built-ins.
+        upgrade: ``(entry, params) -> params``, called by `build` before the parameters are checked,
+            so an entry can accept the names of parameters it renamed (specs stored long ago).
     """
 
-    def __init__(self, kind: str, *, load: Callable[[], None] | None = None):
+    def __init__(self, kind: str, *, load: Callable[[], None] | None = None,
+                 upgrade: Callable[[T, dict[str, Any]], dict[str, Any]] | None = None):
         self.kind = kind
         self._entries: dict[str, T | str] = {}
         self._load = load
+        self._upgrade = upgrade
 
     def register(self, name: str, entry: T | str | None = None) -> Any:
         """Register `entry` under `name`; without `entry`, a decorator that registers what it wraps.
@@ -107,6 +111,8 @@ class Registry(Generic[T]):
         name, parsed = parse_spec(spec, self.kind)
         params = {**parsed, **params}
         entry = self.get(name)
+        if self._upgrade is not None:
+            params = self._upgrade(entry, params)
         defaults = parameters_of(entry)
         for key in params:
             if key not in defaults:

@@ -7,8 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from ctxlab.cli.app import command, fail
-from ctxlab.cli.data import Limit, SkipInvalid, Sources
-from ctxlab.cli.replay import Db, console, df_table
+from ctxlab.cli.common import Db, Limit, SkipInvalid, Sources, console, df_table
 from ctxlab.replay.config import DEFAULT_COUNTER
 
 HEADERS = {"policy": "policy", "counter": "counter", "sessions": "sessions", "calls": "calls", "errors": "failed",

@@ -9,7 +9,17 @@ import typer
 from rich.markup import escape
 
 from ctxlab.cli.app import command
-from ctxlab.cli.data import Limit, SkipInvalid, Sources, _load, _numeric_table, _print_skips, _progress, _Skips, console
+from ctxlab.cli.common import (
+    Limit,
+    SkipInvalid,
+    Skips,
+    Sources,
+    console,
+    load_sources,
+    numeric_table,
+    print_skips,
+    progress,
+)
 from ctxlab.errors import CtxlabError
 
 if TYPE_CHECKING:
@@ -37,8 +47,8 @@ def compactions(
     specs = list(strategy or DEFAULT_STRATEGIES)
     for spec in specs:
         get_strategy(spec)  # a bad spec fails here, before any work
-    skips, rows = _Skips(), []
-    for seq, conv in enumerate(_progress(_load(sources, skip_invalid, skips, limit), "Re-doing compactions")):
+    skips, rows = Skips(), []
+    for seq, conv in enumerate(progress(load_sources(sources, skip_invalid, skips, limit), "Re-doing compactions")):
         rows += [{**row._asdict(), "dataset": "", "seq": seq} for row in recorded_compaction_rows(conv, count, specs)]
     if not rows:
         raise CtxlabError(f"no recorded compactions in {', '.join(sources)} "
@@ -47,14 +57,14 @@ def compactions(
     _print_side_by_side(compaction_side_by_side(df), count.name)
     _print_summary(compaction_summary(df))
     _print_errors(df)
-    _print_skips(skips)
+    print_skips(skips)
 
 
 def _print_side_by_side(wide: pd.DataFrame, counter: str) -> None:
     candidates = [c.removesuffix(" recall") for c in wide.columns if c.endswith(" recall")]
-    table = _numeric_table(escape(f"Recorded compactions (tokens: {counter}; at message `at` the agent summarized "
-                                  "messages[:index])"), "conversation", "#", "index / at", "tokens before",
-                           *(f"{c}\nrecall / tokens" for c in candidates))
+    table = numeric_table(escape(f"Recorded compactions (tokens: {counter}; at message `at` the agent summarized "
+                                 "messages[:index])"), "conversation", "#", "index / at", "tokens before",
+                          *(f"{c}\nrecall / tokens" for c in candidates))
     for row in wide.itertuples(index=False):
         values = dict(zip(wide.columns, row, strict=False))
         cells = [f"{_pct(values[f'{c} recall'])} / {_int(values[f'{c} tokens'])}" for c in candidates]
@@ -65,8 +75,8 @@ def _print_side_by_side(wide: pd.DataFrame, counter: str) -> None:
 
 
 def _print_summary(summary: pd.DataFrame) -> None:
-    table = _numeric_table("Mean over compactions", "candidate", "compactions", "fact recall", "tokens",
-                           "summary tokens", "best recall")
+    table = numeric_table("Mean over compactions", "candidate", "compactions", "fact recall", "tokens",
+                          "summary tokens", "best recall")
     for row in summary.itertuples(index=False):
         table.add_row(row.strategy, str(row.compactions), _pct(row.fact_recall), _int(row.tokens_after),
                       _int(row.summary_tokens), _pct(row.best_recall_share))

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ctxlab.cli.app import command
-from ctxlab.cli.data import Limit, SkipInvalid, _load, _numeric_table, _print_skips, _progress, _Skips, console
+from ctxlab.cli.common import Limit, SkipInvalid, Skips, console, load_sources, numeric_table, print_skips, progress
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
 from ctxlab.cost import ESTIMATED, CallCost, SessionCheck, Unpriced, check_logs, combined, price_model
 from ctxlab.errors import CtxlabError
@@ -42,8 +42,8 @@ def cost(
     if model is not None:
         price_model(model)  # an unknown --model fails now, naming close ones
     sources = sources_from(sources, from_agent, newest)
-    skips, unpriced = _Skips(), list[Unpriced]()
-    conversations = _progress(_load(sources, skip_invalid, skips, limit), "Pricing sessions")
+    skips, unpriced = Skips(), list[Unpriced]()
+    conversations = progress(load_sources(sources, skip_invalid, skips, limit), "Pricing sessions")
     checks = list(check_logs(conversations, model, counter=counter, lifetime_s=lifetime, on_unpriced=unpriced.append))
     if not checks:
         _print_unpriced(unpriced, stderr=True)
@@ -59,7 +59,7 @@ def cost(
     _print_estimated(checks)
     _print_unpriced(unpriced)
     _print_worst(checks, worst)
-    _print_skips(skips)
+    print_skips(skips)
 
 
 def _print_aliases(checks: list[SessionCheck]) -> None:
@@ -89,7 +89,7 @@ def _print_unpriced(unpriced: list[Unpriced], stderr: bool = False) -> None:
 
 
 def _print_sessions(checks: list[SessionCheck]) -> None:
-    table = _numeric_table("Recorded / predicted per session (predicted from the recorded prompt sizes)",
+    table = numeric_table("Recorded / predicted per session (predicted from the recorded prompt sizes)",
                            "session", "model", "calls", "estimated", "read match", "input", "cache read",
                            "cache write", "USD", "misses", "unexpected hits")
     table.columns[0].overflow = "fold"  # a subagent's id differs from its session's at the end
@@ -112,9 +112,9 @@ def _print_worst(checks: list[SessionCheck], worst: int) -> None:
                   key=lambda row: -abs(row[1].read_error))[:max(worst, 0)]
     if not rows:
         return
-    table = _numeric_table("Calls whose cache read the model does not predict (within 2% of the prompt + 64)",
-                           "session", "call at", "prompt", "recorded read", "predicted read", "since previous",
-                           "verdict")
+    table = numeric_table("Calls whose cache read the model does not predict (within 2% of the prompt + 64)",
+                          "session", "call at", "prompt", "recorded read", "predicted read", "since previous",
+                          "verdict")
     for session, call in rows:
         gap = "-" if call.gap_s is None else f"{call.gap_s:,.0f} s"
         table.add_row(escape(session), str(call.index), f"{call.recorded.prompt_tokens:,}",

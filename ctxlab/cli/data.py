@@ -4,32 +4,28 @@ generate. They parse, call the library, and print with rich; no logic worth repe
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ctxlab.cli.app import command
+from ctxlab.cli.common import (
+    Limit,
+    SkipInvalid,
+    Skips,
+    Sources,
+    console,
+    load_sources,
+    numeric_table,
+    print_skips,
+    progress,
+)
 from ctxlab.errors import CtxlabError
 from ctxlab.tokens import ESTIMATORS, get_counter
-
-Sources = Annotated[list[str], typer.Argument(
-    help="Paths (.jsonl/.json/.parquet or folders), sample:<name>, hf:<dataset>[:<split>] or sharegpt.",
-    show_default=False)]
-SkipInvalid = Annotated[bool, typer.Option("--skip-invalid", help="Skip bad records (listed) instead of stopping.")]
-Limit = Annotated[int | None, typer.Option(help="Read at most this many conversations (per source list).",
-                                           show_default=False)]
-
-
-def console() -> Console:
-    """Standard output, created per use so the terminal width (or $COLUMNS) is read at run time."""
-    return Console(highlight=False)
-
 
 COUNTER_NOTES = {
     "chars4": "seed 000 (Go): (runes + 3) / 4 per message",
@@ -48,13 +44,6 @@ COUNTER_NOTES = {
     "langchain_approx_claude": "LangChain's Anthropic setting: ceil(chars / 3.3) + 3 per message",
     "inspect_o200k": "inspect_ai count_text_tokens: o200k_base x 1.1 per message, tools as JSON",
 }
-
-
-class _Skips(list):
-    """Collects (where, reason) of skipped records; the loader's `on_skip`."""
-
-    def __call__(self, where: str, reason: str) -> None:
-        self.append((where, reason))
 
 
 @command()
@@ -76,8 +65,8 @@ def estimate(
         raise CtxlabError(f"--by must be counter, kind or language, not {by!r}")
     counters = [get_counter(name) for name in counter or [*ESTIMATORS, "calibrated"]]  # bad names fail now
     references = [get_counter(name) for name in reference]
-    rows, requests, skips, conversations = [], [], _Skips(), 0
-    for conversation in _progress(_load(sources, skip_invalid, skips, limit), "Counting tokens"):
+    rows, requests, skips, conversations = [], [], Skips(), 0
+    for conversation in progress(load_sources(sources, skip_invalid, skips, limit), "Counting tokens"):
         rows += message_rows(conversation, counters, references)
         requests += conversation_rows(conversation, counters, references)
         conversations += 1
@@ -87,7 +76,7 @@ def estimate(
     for ref in dict.fromkeys(df["reference"]):
         _print_estimates(df[df["reference"] == ref], whole[whole["reference"] == ref], ref, by, conversations,
                          sources)
-    _print_skips(skips)
+    print_skips(skips)
 
 
 @command()
@@ -106,15 +95,15 @@ def calibrate(
     from ctxlab.datasets import describe_source
     from ctxlab.metrics.provider import is_provider
 
-    skips = _Skips()
-    train = list(_progress(_load(sources, skip_invalid, skips, limit), "Reading training data"))
-    held = list(_progress(_load(holdout, skip_invalid, skips, limit), "Reading held-out data")) if holdout else []
+    skips = Skips()
+    train = list(progress(load_sources(sources, skip_invalid, skips, limit), "Reading training data"))
+    held = list(progress(load_sources(holdout, skip_invalid, skips, limit), "Reading held-out data")) if holdout else []
     names = ", ".join(f"{s} ({describe_source(s).fingerprint})" for s in sources)
     if is_provider(reference):
         _calibrate_provider(train, held, reference, out, names)
     else:
         _calibrate_tokenizer(train, held, reference, out, names)
-    _print_skips(skips)
+    print_skips(skips)
 
 
 def _calibrate_tokenizer(train: list, held: list, reference: str, out: Path, names: str) -> None:
@@ -179,7 +168,7 @@ def _warn_few(n_units: int, unit: str) -> None:
 
 
 def _print_mapes(title: str, estimators: list, columns: dict[str, dict[str, float]]) -> None:
-    table = _numeric_table(escape(title), "estimator", *columns)
+    table = numeric_table(escape(title), "estimator", *columns)
     for est in estimators:
         table.add_row(est.name, *(_pct(column[est.name]) if est.name in column else "-" for column in columns.values()))
     console().print(table)
@@ -206,20 +195,20 @@ def validate(
 ) -> None:
     """Check that sources load; count conversations, messages, tool calls and tokens."""
     tokens_of = get_counter(counter)
-    table = _numeric_table(f"Validation (tokens counted with {tokens_of.name})", "source", "conversations",
-                           "messages", "tool calls", "tokens", "skipped")
+    table = numeric_table(f"Validation (tokens counted with {tokens_of.name})", "source", "conversations",
+                          "messages", "tool calls", "tokens", "skipped")
     table.columns[0].overflow = "fold"
-    all_skips = _Skips()
+    all_skips = Skips()
     for source in sources:
-        skips, totals = _Skips(), [0, 0, 0, 0]
-        for conv in _progress(_load([source], skip_invalid, skips, limit), f"Reading {source}"):
+        skips, totals = Skips(), [0, 0, 0, 0]
+        for conv in progress(load_sources([source], skip_invalid, skips, limit), f"Reading {source}"):
             totals = [totals[0] + 1, totals[1] + len(conv.messages),
                       totals[2] + sum(len(m.tool_calls) for m in conv.messages),
                       totals[3] + tokens_of.count_messages(conv.messages, conv.tools)]
         table.add_row(source, *(f"{t:,}" for t in totals), f"[red]{len(skips)}[/]" if skips else "0")
         all_skips += skips
     console().print(table)
-    _print_skips(all_skips, show_all=True)
+    print_skips(all_skips, show_all=True)
 
 
 @command()
@@ -279,31 +268,9 @@ def generate(
     records = makers[kind](n) if seed is None else makers[kind](n, seed=seed)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8", newline="\n") as f:
-        for record in _progress(records, f"Writing {out.name}", total=n):
+        for record in progress(records, f"Writing {out.name}", total=n):
             f.write(synth.dumps(record) + "\n")  # the bundled samples' exact format
     console().print(f"Wrote {n:,} {kind} conversations to [bold]{out}[/].")
-
-
-def _load(sources: list[str], skip_invalid: bool, skips: _Skips, limit: int | None) -> Iterator:
-    from ctxlab.datasets import load_conversations
-
-    return load_conversations(sources, strict=not skip_invalid, on_skip=skips, limit=limit)
-
-
-def _progress(items: Iterator, label: str, total: int | None = None) -> Iterator:
-    """Iterate with a transient progress bar on stderr (hidden when stderr is not a terminal)."""
-    columns = [SpinnerColumn(), TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
-    err = Console(stderr=True)
-    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
-        yield from progress.track(items, total=total)
-
-
-def _numeric_table(title: str, *headers: str) -> Table:
-    """A table titled on the left whose columns after the first are right-aligned numbers."""
-    table = Table(*headers, title=title, title_justify="left")
-    for column in table.columns[1:]:
-        column.justify = "right"
-    return table
 
 
 def _mapes(conversations: list, estimators: list, reference: str) -> dict[str, float]:
@@ -335,8 +302,8 @@ def _print_estimates(messages, requests, reference: str, by: str, conversations:
     n_messages = len(messages.drop_duplicates(["conversation_id", "message_id"]))
     console().print(f"\n[bold]Token estimators vs {reference}[/]  {', '.join(sources)} · "
                   f"{conversations:,} conversations · {n_messages:,} messages")
-    table = _numeric_table("Error per message", "estimator", "mean error", "MAPE", "p95 |error|", "undercounts",
-                           "request MAPE")
+    table = numeric_table("Error per message", "estimator", "mean error", "MAPE", "p95 |error|", "undercounts",
+                          "request MAPE")
     table.caption_justify, table.caption = "left", (
         "mean error > 0: overcounts. undercounts: share of messages counted low (they overflow real windows). "
         "request: whole conversations with tool definitions.")
@@ -351,8 +318,8 @@ def _print_estimates(messages, requests, reference: str, by: str, conversations:
     detail = error_table(messages, ["counter", column]).set_index(["counter", column])
     present = [k for k in order if k in set(messages[column])]
     counts = messages.drop_duplicates(["conversation_id", "message_id"])[column].value_counts()
-    matrix = _numeric_table(f"MAPE by {'content kind' if by == 'kind' else 'language'}",
-                            "estimator", *(f"{k}\n[dim]n={counts.get(k, 0):,}[/]" for k in present))
+    matrix = numeric_table(f"MAPE by {'content kind' if by == 'kind' else 'language'}",
+                          "estimator", *(f"{k}\n[dim]n={counts.get(k, 0):,}[/]" for k in present))
     matrix.caption, matrix.caption_justify = "▲ overcounts on average, ▼ undercounts", "left"
     for name in overall.index:
         cells = [detail.loc[(name, k)] if (name, k) in detail.index else None for k in present]
@@ -373,22 +340,3 @@ def _print_undercounts(detail) -> None:
     if lines:
         console().print("\nUndercounts that overflow a real context window:")
         console().print("\n".join(lines))
-
-
-def _print_skips(skips: _Skips, show_all: bool = False) -> None:
-    """List every skip, or (by default) one line per reason with a count and the first places."""
-    if not skips:
-        return
-    console().print(f"\n[yellow]Skipped {len(skips):,} record(s):[/]")
-    if show_all:
-        for where, reason in skips:
-            console().print(f"  {where}: {reason}", markup=False)
-        return
-    by_reason: dict[str, list[str]] = {}
-    for where, reason in skips:
-        by_reason.setdefault(reason, []).append(where)
-    for reason, places in list(by_reason.items())[:10]:
-        more = f", ... ({len(places)} in all)" if len(places) > 3 else ""
-        console().print(f"  {reason}: {', '.join(places[:3])}{more}", markup=False)
-    if len(by_reason) > 10:
-        console().print(f"  ... and {len(by_reason) - 10} other reasons (ctxlab validate --skip-invalid lists all)")

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ctxlab.cli.app import app, command
-from ctxlab.cli.data import Limit, _numeric_table, _progress, console
+from ctxlab.cli.common import Limit, console, numeric_table, progress
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
 from ctxlab.datasets.logs.locations import AGENTS, first_user_line, one_line, search
 from ctxlab.errors import CtxlabError, UnknownNameError
@@ -48,7 +48,7 @@ def check(
     if counter is not None:
         get_counter(counter)  # a bad name fails here, before any work
     sources = sources_from(sources, from_agent, newest)
-    files = list(_progress(check_files(sources, counter, worst, limit), "Checking logs"))
+    files = list(progress(check_files(sources, counter, worst, limit), "Checking logs"))
     _print_files(files)
     unread = unread_files(sources)
     if unread:
@@ -90,7 +90,7 @@ def find(
 def _print_files(files: list) -> None:  # `FileCheck`s
     root = _common_folder([f.file for f in files])
     where = f" in {one_line(root)}" if root else ""
-    table = _numeric_table(escape(f"Agent logs{where}: what ctxlab imports from each file"), "file", "format",
+    table = numeric_table(escape(f"Agent logs{where}: what ctxlab imports from each file"), "file", "format",
                            "sessions", "calls", "usable deltas", "repairs", "left out", "replays", "note")
     table.caption_justify, table.caption = "left", (
         "calls: provider calls with recorded usage; usable deltas: pairs of consecutive calls whose difference "

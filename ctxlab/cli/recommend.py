@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import typer
 
 from ctxlab.cli.app import command
-from ctxlab.cli.data import Limit, SkipInvalid
-from ctxlab.cli.replay import Db, console, df_table, run_replay
+from ctxlab.cli.common import Db, Limit, SkipInvalid, console, df_table
+from ctxlab.cli.replay import run_replay
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
 from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, SEED, ReplayConfig
 

@@ -6,18 +6,16 @@ tables; the numbers themselves come from the store's query functions.
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import sys
 from typing import Annotated, Any
 
 import typer
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from ctxlab.cli.app import command, fail
+from ctxlab.cli.common import Db, console, df_table
 from ctxlab.replay.config import (
     DEFAULT_BUDGETS,
     DEFAULT_COUNTER,
@@ -29,39 +27,10 @@ from ctxlab.replay.config import (
     ReplayConfig,
 )
 
-Db = Annotated[str | None, typer.Option("--db", help="DuckDB file [default: $CTXLAB_DB or ctxlab.duckdb].",
-                                        show_default=False)]
 SUMMARY_COLUMNS = {"label": "strategy", "counter": "counter", "budget": "budget", "mode": "mode",
                    "units": "units", "errors": "err", "needed_recall": "needed recall", "retained_ratio": "kept",
                    "fit_rate": "fit", "tool_integrity": "tools ok", "fact_recall": "regex recall",
                    "p50_latency_ms": "p50 ms"}
-
-
-def console() -> Console:
-    """Standard output; wide when piped, so tables stay readable in logs and CI."""
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-
-
-def df_table(df: Any, title: str | None = None, columns: dict[str, str] | None = None, max_rows: int = 200) -> Table:
-    """A rich table of a DataFrame: `columns` maps the ones shown to their headers."""
-    columns = columns or {c: c for c in df.columns}
-    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
-    for i, header in enumerate(columns.values()):
-        table.add_column(str(header), no_wrap=i < 2, justify="left" if i < 2 else "right")
-    for row in df.head(max_rows).itertuples(index=False):
-        values = row._asdict()
-        table.add_row(*(_fmt(values.get(c)) for c in columns))
-    return table
-
-
-def _fmt(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.2f}" if abs(value) < 1000 else f"{value:,.0f}"
-    if hasattr(value, "strftime"):
-        return "-" if value != value else value.strftime("%Y-%m-%d %H:%M:%S")  # NaT != NaT
-    return str(value)
 
 
 def summary_columns(df: Any) -> dict[str, str]:
@@ -193,7 +162,8 @@ def replay(
         "--no-grounded", help="Skip the grounded measures of per-turn units (needed-context recall, refetch, "
                               "instruction survival; docs/quality.md).")] = False,
     price_model: Annotated[list[str] | None, typer.Option(
-        help="Price every per-turn call by this litellm model, with prompt caching (repeatable).",
+        help="Price every per-turn call by this litellm model, with prompt caching (repeatable; needs --mode "
+             "per-turn or both).",
         show_default=False)] = None,
 ) -> None:
     """Replay conversations through strategies x budgets and store what each keeps (resumable)."""

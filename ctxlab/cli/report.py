@@ -11,10 +11,8 @@ from typing import Annotated
 import typer
 
 from ctxlab.cli.app import command
+from ctxlab.cli.common import Db
 from ctxlab.errors import CtxlabError
-
-Db = Annotated[str | None, typer.Option("--db", help="DuckDB file [default: $CTXLAB_DB or ctxlab.duckdb].",
-                                        show_default=False)]
 
 
 def _existing_db(db: str | None) -> Path:

@@ -59,11 +59,6 @@ def read_plan(plan: PathPlan, path: Path, display: str, fmt: LogFormat | None = 
             yield from _read_file(unit, shown, fmt)
 
 
-def read_path(path: Path, display: str, fmt: LogFormat | None = None) -> Iterator[Raw]:
-    """Records of a file, or of every supported file under a folder (recursively, sorted)."""
-    return read_plan(plan_path(path, display, fmt), path, display, fmt)
-
-
 _LOG_READERS = {".jsonl": logs.read_jsonl_log, ".json": logs.read_json_log, ".traj": logs.read_json_log,
                 **OTHER_LOG_READERS}
 

@@ -95,6 +95,10 @@ class ReplayConfig:
             raise CtxlabError("replay needs at least one counter")
         if not self.references:
             raise CtxlabError("replay needs at least one reference tokenizer")
+        if self.price_models and "per-turn" not in self.modes:
+            # A final unit is one call with no call before it: caching has nothing to price against.
+            raise CtxlabError("pricing needs per-turn calls (each priced against the call before it, with prompt "
+                              "caching); add --mode per-turn or --mode both to --price-model")
 
 
 def parse_modes(modes: str | Sequence[str]) -> tuple[str, ...]:

@@ -1,16 +1,24 @@
-"""Compression strategies behind one interface; every module in this package registers its own.
+"""Compression strategies behind one interface.
 
-Importing the package imports each strategy module once, so dropping a new module here is all
-it takes to add a strategy to `list_strategies()`, the CLI, the replay and the invariant tests.
+The package in layers, each importing only those before it (tests/test_layers.py checks it):
+
+- `trigger` and `registry`: when a strategy compacts (the `Trigger` vocabulary), and strategies by
+  name (`StrategySpec`, `register`, `get_strategy`);
+- `result`: what a strategy works on and hands back (`Request`, `Plan`, `CompressionResult`);
+- `base`: the interface (`Strategy`, `BaseStrategy`: when, what, and `compress` around them);
+- `mechanics/`: small pure functions with explicit arguments that every strategy composes;
+- `policy/`: the `Policy` model, a compaction policy as data over the mechanics, and `preset`;
+- `presets/` (the agents' policies as data), `seeds/` (the five seed systems), and ctxlab's own
+  `noop`, `pipeline` and `observation_masking`.
+
+Importing the package registers every built-in: dropping a module into `presets/` or `seeds/` is
+all it takes to add a strategy to `list_strategies()`, the CLI, the replay and the invariant tests.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
+from ctxlab.strategies import noop, observation_masking, pipeline, presets, seeds  # noqa: F401  (registers)
 from ctxlab.strategies.base import (
-    STRATEGIES,
     SUMMARY_CALL,
     BaseStrategy,
     CompressionResult,
@@ -18,6 +26,10 @@ from ctxlab.strategies.base import (
     Plan,
     Request,
     Strategy,
+    summary_call,
+)
+from ctxlab.strategies.registry import (
+    STRATEGIES,
     StrategySpec,
     default_strategies,
     get_strategy,
@@ -25,14 +37,8 @@ from ctxlab.strategies.base import (
     parse_spec,
     register,
     strategy_params,
-    summary_call,
 )
 
-_SHARED = {"base", "mechanics"}
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    if _module not in _SHARED and not _module.startswith("_"):
-        importlib.import_module(f"{__name__}.{_module}")
-
-__all__ = ["STRATEGIES", "SUMMARY_CALL", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "StrategySpec",
-           "default_strategies", "get_strategy", "list_strategies", "parse_spec", "register", "strategy_params",
-           "summary_call"]
+__all__ = ["STRATEGIES", "SUMMARY_CALL", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy",
+           "StrategySpec", "default_strategies", "get_strategy", "list_strategies", "parse_spec", "register",
+           "strategy_params", "summary_call"]

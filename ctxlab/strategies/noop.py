@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxlab.strategies.base import BaseStrategy, Plan, Request, register
+from ctxlab.strategies.base import BaseStrategy, Plan, Request
+from ctxlab.strategies.registry import register
 
 
 @register("noop")

@@ -8,9 +8,9 @@ output keeps its message (same id, marked truncated), tool name and call id, so 
 valid and the model still sees what it did. If the masked conversation is still over the budget,
 the oldest whole turns go, as in `window_guard`.
 
-On the policy model: a turn-counted mask of the middle (`policy.mask.mask_old_turns`, masking
+On the mechanics: a turn-counted mask of the middle (`mechanics.mask.mask_old_turns`, masking
 always, whatever the budget), then, measured on the masked counts, the newest whole turns that fit
-(`policy.fit.newest_turns`), the rest dropped. This module maps its parameters onto those
+(`mechanics.fit.newest_turns`), the rest dropped. This module maps its parameters onto those
 mechanics and names its events.
 """
 
@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request, register
-from ctxlab.strategies.policy import fit, mask
+from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request
+from ctxlab.strategies.mechanics import fit, mask
+from ctxlab.strategies.registry import register
 
 PLACEHOLDER = "[output of {tool} ({call_id}) omitted: {chars:,} chars]"
 

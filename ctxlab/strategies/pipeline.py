@@ -14,7 +14,8 @@ from typing import Any
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
-from ctxlab.strategies.base import BaseStrategy, CompressionResult, Event, Plan, Request, get_strategy, register
+from ctxlab.strategies.base import BaseStrategy, CompressionResult, Event, Plan, Request
+from ctxlab.strategies.registry import get_strategy, register
 
 DEFAULT_STEPS = ("observation_masking:fallback_window=false", "window_guard")
 

@@ -1,6 +1,6 @@
 """The agents' own summarization prompts and summary wrappers, quoted verbatim from their sources.
 
-A preset with ``summarizer=llm`` sends its agent's prompt (ctxlab.strategies.policy.agent_llm builds
+A preset with ``summarizer=llm`` sends its agent's prompt (ctxlab.strategies.mechanics.agent_llm builds
 the request); the offline extractive summarizer is shaped to the same sections instead
 (ctxlab.strategies.policy.shape). Each constant names the file and commit (or released version) it
 was copied from; the sources' licenses (MIT for pi-mono, LangChain, OpenHands and inspect_ai,

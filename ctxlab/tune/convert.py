@@ -2,7 +2,7 @@
 
 Each factory returns a `Conversion` (``encode`` and ``decode``) for `ctxlab.tune.knobs.Knob`:
 ``encode(value, window) -> params`` and ``decode(params, window) -> value``. A trigger is read back
-through the policy model's own threshold (`ctxlab.strategies.policy.window.threshold`), so a value
+through the policy model's own trigger (`ctxlab.strategies.trigger.Trigger`), so a value
 decodes the same whichever trigger kind (share, reserve, tokens) wrote it.
 
 ``encode(None, window)`` is the agent's own default when a snippet leaves the knob out; the
@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 from ctxlab.errors import CtxlabError
-from ctxlab.strategies.policy.window import threshold
+from ctxlab.strategies.trigger import Trigger
 
 Params = dict[str, Any]
 Encode = Callable[[Any, int], Params]
@@ -37,7 +37,9 @@ def trigger_tokens(params: Mapping[str, Any], window: int) -> int:
     Raises:
         CtxlabError: a trigger that fires on every call (``always``) has no token count.
     """
-    tokens = threshold(params["trigger"], float(params["trigger_value"]), window).tokens
+    trigger = Trigger(params["trigger"], float(params.get("trigger_share", 0.0)), int(params.get("trigger_reserve", 0)),
+                      int(params.get("trigger_tokens", 0)), reply=int(params.get("trigger_reply", 0)))
+    tokens = trigger.threshold(window)
     if tokens is None:
         raise CtxlabError(f"trigger {params['trigger']!r} has no token threshold")
     return tokens
@@ -73,7 +75,7 @@ def limit(inclusive: bool | None = None, unset: Unset = None, cap: bool = False)
         if value is None:
             return _unset(unset, window, "the token limit")
         tokens = min(int(value), window) if cap else int(value)
-        return {"trigger": "tokens", "trigger_value": float(tokens), **extra}
+        return {"trigger": "tokens", "trigger_tokens": tokens, **extra}
 
     return Conversion(encode=encode, decode=trigger_tokens)
 
@@ -85,7 +87,7 @@ def reserve(unset: Unset = None, summary_caps: bool = False) -> Conversion:
     def encode(value: Any, window: int) -> Params:
         if value is None:
             return _unset(unset, window, "the reserve")
-        out: Params = {"trigger": "reserve", "trigger_value": float(int(value))}
+        out: Params = {"trigger": "reserve", "trigger_reserve": int(value)}
         if summary_caps:  # a summary cap below 1 token is no request at all
             out |= {"summary_max_tokens": max(1, math.floor(0.8 * int(value))),
                     "prefix_max_tokens": max(1, math.floor(0.5 * int(value)))}
@@ -103,7 +105,7 @@ def share(inclusive: bool | None = None, unset: Unset = None, percent: bool = Fa
     def encode(value: Any, window: int) -> Params:
         if value is None:
             return _unset(unset, window, "the threshold")
-        return {"trigger": "share", "trigger_value": float(value) / scale, **extra}
+        return {"trigger": "share", "trigger_share": float(value) / scale, **extra}
 
     def decode(params: Mapping[str, Any], window: int) -> Any:
         value = _share_of(params, window) * scale
@@ -114,7 +116,7 @@ def share(inclusive: bool | None = None, unset: Unset = None, percent: bool = Fa
 
 def _share_of(params: Mapping[str, Any], window: int) -> float:
     if params["trigger"] == "share":
-        return float(params["trigger_value"])
+        return float(params["trigger_share"])
     return trigger_tokens(params, window) / window
 
 
@@ -132,14 +134,14 @@ def fraction_or_tokens() -> Conversion:
             raise CtxlabError("SummarizationMiddleware without a trigger never summarizes; set trigger=")
         kind, amount = value
         if kind == "fraction":
-            return {"trigger": "share", "trigger_value": float(amount)}
+            return {"trigger": "share", "trigger_share": float(amount)}
         if kind == "tokens":
-            return {"trigger": "tokens", "trigger_value": float(int(amount))}
+            return {"trigger": "tokens", "trigger_tokens": int(amount)}
         raise CtxlabError(f"trigger ({kind!r}, ...): ctxlab models 'fraction' and 'tokens' (not 'messages')")
 
     def decode(params: Mapping[str, Any], window: int) -> Any:
         if params["trigger"] == "share":
-            return ("fraction", tidy(float(params["trigger_value"])))
+            return ("fraction", tidy(float(params["trigger_share"])))
         return ("tokens", trigger_tokens(params, window))
 
     return Conversion(encode=encode, decode=decode)
@@ -152,12 +154,12 @@ def int_or_share() -> Conversion:
         if value is None:
             value = 0.9
         if isinstance(value, int) or value > 1.0:
-            return {"trigger": "tokens", "trigger_value": float(int(value))}
-        return {"trigger": "share", "trigger_value": float(value)}
+            return {"trigger": "tokens", "trigger_tokens": int(value)}
+        return {"trigger": "share", "trigger_share": float(value)}
 
     def decode(params: Mapping[str, Any], window: int) -> Any:
         if params["trigger"] == "share":
-            return float(params["trigger_value"])
+            return float(params["trigger_share"])
         return trigger_tokens(params, window)
 
     return Conversion(encode=encode, decode=decode)

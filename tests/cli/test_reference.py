@@ -27,7 +27,7 @@ def test_every_parameter_a_table_should_show_is_in_it(name: str):
 def test_a_preset_table_lists_only_what_it_changes_with_the_sources_names():
     table = strategy_table("codex", "Codex")
     assert table.splitlines()[0] == "| parameter | default | Codex |"
-    assert "| `trigger`, `trigger_value`, `trigger_inclusive` | `\"share\"`, `0.9`, `True` |" in table
+    assert "| `trigger`, `trigger_share`, `trigger_inclusive` | `\"share\"`, `0.9`, `True` |" in table
     assert "`summarizer`" not in table  # unchanged from the policy model
 
 

@@ -71,18 +71,27 @@ def test_masking_that_moves_every_turn_writes_more_cache_than_append_only(tmp_pa
     assert masking["cache_write_tokens"] > anthropic.loc["noop", "cache_write_tokens"]  # ...more rewritten
 
 
+def test_pricing_final_mode_alone_is_refused(tmp_path):
+    """A final unit is one call: with no call before it there is no cache to price, so it is refused
+    rather than stored with no cost rows."""
+    source = write_jsonl(tmp_path / "in.jsonl", [agent_record(0)])
+    with pytest.raises(CtxlabError, match="pricing needs per-turn calls"):
+        ReplayConfig((source,), ("noop",), (1000,), db=str(tmp_path / "x.duckdb"), price_models=MODELS)
+    assert ReplayConfig((source,), ("noop",), (1000,), modes="both", price_models=MODELS).price_models == MODELS
+
+
 def test_an_unknown_price_model_stops_before_any_work(tmp_path):
     source = write_jsonl(tmp_path / "in.jsonl", [agent_record(0)])
     with pytest.raises(CtxlabError, match="claude-sonnet-4-5"):
         replay(ReplayConfig((source,), ("noop",), (1000,), db=str(tmp_path / "x.duckdb"), workers=0,
-                            price_models=("claude-sonet-4-5",)))
+                            modes="per-turn", price_models=("claude-sonet-4-5",)))
     assert not (tmp_path / "x.duckdb").exists()  # nothing was written
 
 
 def test_pricing_is_part_of_the_run_identity_only_when_asked(tmp_path):
     source = write_jsonl(tmp_path / "in.jsonl", [agent_record(0)])
     db = str(tmp_path / "i.duckdb")
-    plain = replay(ReplayConfig((source,), ("noop",), (1000,), db=db, workers=0, estimators=()))
-    priced = replay(ReplayConfig((source,), ("noop",), (1000,), db=db, workers=0, estimators=(),
+    plain = replay(ReplayConfig((source,), ("noop",), (1000,), db=db, workers=0, estimators=(), modes="per-turn"))
+    priced = replay(ReplayConfig((source,), ("noop",), (1000,), db=db, workers=0, estimators=(), modes="per-turn",
                                  price_models=("gpt-5",)))
     assert plain.run_id != priced.run_id

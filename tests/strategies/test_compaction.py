@@ -38,8 +38,8 @@ def session(turns: int = 6, output_chars: int = 3000) -> tuple[Message, ...]:
     return tuple(msgs)
 
 
-def compact(messages, budget, **params):
-    return get_strategy("compaction", **params).compress(messages, budget, counter="o200k_base")
+def compact(messages, budget, name="compaction", **params):
+    return get_strategy(name, **params).compress(messages, budget, counter="o200k_base")
 
 
 def event(result, name="context_compacted"):
@@ -211,20 +211,29 @@ def test_confirmation_veto_drops_oldest_or_starts_a_new_session() -> None:
         seen.append(usage)
         return False
 
-    r = compact(msgs, 5000, confirm=ask)
+    r = compact(msgs, 5000, "compaction_seed001", confirm=ask)
     assert seen == [Usage(O200K.count_messages(msgs), 5000)]
     assert r.summary is None and r.fits and event(r, "compaction_declined")["fallback"] == "window"
     assert r.messages[0] == msgs[0] and r.messages[-1] == msgs[-1]
-    fresh = compact(msgs, 5000, confirm=lambda u: "new_session")
+    fresh = compact(msgs, 5000, "compaction_seed001", confirm=lambda u: "new_session")
     assert [m.id for m in fresh.messages] == ["sys", "u5"]
-    assert compact(msgs, 5000, confirm=lambda u: True).summary is not None
+    assert compact(msgs, 5000, "compaction_seed001", confirm=lambda u: True).summary is not None
+
+
+def test_the_confirmation_and_character_cap_are_seed001s() -> None:
+    """`compaction` asks nobody and caps no characters; its specs stored with those unset still build."""
+    assert "confirm" not in strategy_params("compaction") and "summary_max_chars" not in strategy_params("compaction")
+    stored = '{"name": "compaction", "params": {"confirm": null, "summary_max_chars": null, "keep_recent_rounds": 3}}'
+    assert StrategySpec.from_json(stored).build() == get_strategy("compaction", keep_recent_rounds=3)
+    with pytest.raises(CtxlabError, match="compaction_seed001"):
+        get_strategy("compaction", confirm="no")
 
 
 def test_context_window_caps_the_budget() -> None:
     msgs = session(6)
     r = compact(msgs, 100_000, context_window=9000, reserve_tokens=4000)
     assert r.summary is not None and r.tokens_after <= 5000 and event(r)["limit"] == 5000
-    assert get_strategy("compaction", model="gpt-4o").window == 128_000
+    assert get_strategy("compaction", model="gpt-4o").window(10**9) == 128_000 - 16384
     with pytest.raises(CtxlabError, match="unknown model"):
         get_strategy("compaction", model="no-such-model-xyz")
     with pytest.raises(CtxlabError, match="leaves no room"):

@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.messages import Message, validate_messages
 from ctxlab.strategies import Request, get_strategy, strategy_params
-from ctxlab.strategies._gssc import GATHERERS, GatherInput, Packet, bm25, words
-from ctxlab.strategies._gssc.compress import TRUNCATED, compress, compress_sections, simple_compress
-from ctxlab.strategies._gssc.packets import EVIDENCE, HISTORY, INSTRUCTIONS, TASK, TASK_STATE
-from ctxlab.strategies._gssc.select import Clock, Weights, mmr_order, recency, relevance, score, select
-from ctxlab.strategies._gssc.structure import DEFAULT_OUTPUT, custom, minimal, render_sections, sectioned
-from ctxlab.strategies.gssc import DEFAULT_GATHERERS, GSSC, RESULT_ID, available_tokens
 from ctxlab.strategies.mechanics import pinned
+from ctxlab.strategies.seeds.gssc import GATHERERS, GatherInput, Packet, bm25, words
+from ctxlab.strategies.seeds.gssc.compress import TRUNCATED, compress, compress_sections, simple_compress
+from ctxlab.strategies.seeds.gssc.packets import EVIDENCE, HISTORY, INSTRUCTIONS, TASK, TASK_STATE
+from ctxlab.strategies.seeds.gssc.select import Clock, Weights, mmr_order, recency, relevance, score, select
+from ctxlab.strategies.seeds.gssc.strategy import DEFAULT_GATHERERS, GSSC, RESULT_ID, available_tokens
+from ctxlab.strategies.seeds.gssc.structure import DEFAULT_OUTPUT, custom, minimal, render_sections, sectioned
 from ctxlab.tokens import get_counter
 from tests.builders import Convo, agent_session, prose
 from tests.strategies.conftest import budgets, conversations

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxlab import load_conversations
-from ctxlab.strategies._gssc import pieces
-from ctxlab.strategies._gssc.packets import words
+from ctxlab.strategies.seeds.gssc import pieces
+from ctxlab.strategies.seeds.gssc.packets import words
 from ctxlab.tokens import get_counter
 from ctxlab.tokens.exact import load_tiktoken
 from tests.builders import SPLIT_PATTERN_EDGES

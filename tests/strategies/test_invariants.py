@@ -22,8 +22,8 @@ import ctxlab
 from ctxlab.messages import Message, validate_messages
 from ctxlab.strategies import CompressionResult, StrategySpec, get_strategy
 from ctxlab.strategies.mechanics import pinned
+from ctxlab.strategies.mechanics.integrity import BROKEN_PAIRS, DROPPED_PINNED
 from ctxlab.strategies.policy import orphans
-from ctxlab.strategies.policy.integrity import BROKEN_PAIRS, DROPPED_PINNED
 from ctxlab.tokens import get_counter
 from tests.builders import Convo, agent_session, chat, cjk_text, huge_text
 from tests.strategies.conftest import budgets, conversations
@@ -42,16 +42,16 @@ EXTRA: list[tuple[str, dict[str, Any]]] = [
                             {"name": "window_guard", "params": {"max_tool_result_chars": 2000}},
                             "sliding_window")}),
     # The agent presets' defaults assume 100k+ windows; these reach their cuts on small conversations.
-    ("pi", {"trigger_value": 0.0, "tail_value": 200.0, "summary_max_tokens": 300, "prefix_max_tokens": 150}),
-    ("codex", {"tail_value": 40.0, "summary_max_tokens": 200}),
+    ("pi", {"trigger_reserve": 0, "keep_tokens": 200, "summary_max_tokens": 300, "prefix_max_tokens": 150}),
+    ("codex", {"keep_tokens": 40, "summary_max_tokens": 200}),
     ("langchain_trim", {"start_on_user": False}),
-    ("langchain_summarization", {"tail_value": 3.0, "summary_input_tokens": 300, "summary_max_tokens": 200}),
-    ("langchain_clear_tool_uses", {"trigger_value": 0.0, "mask_keep": 1}),
+    ("langchain_summarization", {"keep_messages": 3, "summary_input_tokens": 300, "summary_max_tokens": 200}),
+    ("langchain_clear_tool_uses", {"trigger_tokens": 0, "mask_keep": 1}),
     ("openhands", {"trigger_events": 8, "keep_first": 1, "summary_max_tokens": 200}),
-    ("inspect_trim", {"tail_value": 0.4}),
-    ("inspect_edit", {"mask_keep": 1, "trigger_value": 0.1}),
-    ("recommended", {"trigger_value": 0.3, "tail_value": 0.2, "mask_keep": 1, "summary_max_tokens": 200}),
-    ("policy", {"tail": "recent_messages", "tail_value": 3.0, "snap": "group_start", "middle": "summarize",
+    ("inspect_trim", {"keep_message_share": 0.4}),
+    ("inspect_edit", {"mask_keep": 1, "trigger_share": 0.1}),
+    ("recommended", {"trigger_share": 0.3, "target_share": 0.2, "mask_keep": 1, "summary_max_tokens": 200}),
+    ("policy", {"tail": "recent_messages", "keep_messages": 3, "snap": "group_start", "middle": "summarize",
                 "summary_max_tokens": 200, "placement": "cut"}),
 ]
 CASES = [(name, PARAMS.get(name, {})) for name in ctxlab.list_strategies()] + EXTRA

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from ctxlab.messages import Message, ToolCall, validate_messages
 from ctxlab.strategies import get_strategy, strategy_params
-from ctxlab.strategies._key_message_fallback import tool_preview, trim_text
-from ctxlab.strategies._key_message_scoring import (
+from ctxlab.strategies.mechanics import Usage, pinned
+from ctxlab.strategies.seeds.key_message.fallback import tool_preview, trim_text
+from ctxlab.strategies.seeds.key_message.scoring import (
     CODE_BONUS,
     KEYWORD_BONUS,
     NUMBER_BONUS,
@@ -31,8 +32,7 @@ from ctxlab.strategies._key_message_scoring import (
     score_messages,
     tool_penalties,
 )
-from ctxlab.strategies.key_message import KeyMessage, compress_historical, loop_start
-from ctxlab.strategies.mechanics import Usage, pinned
+from ctxlab.strategies.seeds.key_message.strategy import KeyMessage, compress_historical, loop_start
 from ctxlab.tokens import get_counter
 from tests.builders import Convo, huge_text
 from tests.strategies.conftest import budgets, conversations

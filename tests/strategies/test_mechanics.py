@@ -10,13 +10,9 @@ from hypothesis import strategies as st
 
 from ctxlab.strategies.mechanics import (
     TRUNCATION_MARKER,
-    CutPoint,
     Span,
     Usage,
     clip_to_tokens,
-    drop_oldest_turns,
-    find_cut_point,
-    keep_newest,
     newest_user,
     pinned,
     system_prefix,
@@ -24,6 +20,8 @@ from ctxlab.strategies.mechanics import (
     truncate_head_tail,
     turns,
 )
+from ctxlab.strategies.mechanics.cuts import newest_tokens, snap, turn_start
+from ctxlab.strategies.mechanics.fit import drop_oldest_turns, keep_newest
 from ctxlab.tokens import get_counter
 from tests.builders import Convo, cjk_text, huge_text
 from tests.strategies.conftest import conversations
@@ -181,21 +179,24 @@ def test_drop_oldest_turns_matches_keep_newest_on_span_sums(costs, cuts, availab
     assert drop == keep_newest([sum(costs[s.start:s.stop]) for s in spans], available)
 
 
-# ---- find_cut_point -----------------------------------------------------------------------------
+# ---- a token cut (pi-mono's findCutPoint walk, snapped to its tool group) ------------------------
 
 @CONVERSATIONS
 @given(messages=conversations(), keep=st.integers(0, 3000))
-def test_find_cut_point_never_cuts_inside_a_tool_exchange(messages, keep: int) -> None:
+def test_a_token_cut_never_falls_inside_a_tool_exchange(messages, keep: int) -> None:
     counts = [get_counter("chars4").count_message(m) for m in messages]
     start = system_prefix(messages)
     assume(start < len(messages))
-    cut = find_cut_point(messages, counts, keep, start)
-    assert isinstance(cut, CutPoint) and start <= cut.turn_start <= cut.index < len(messages)
-    assert messages[cut.index].role != "tool" or cut.index == start
-    if cut.index > start:
-        assert sum(counts[cut.index:]) >= keep
-    assert messages[cut.turn_start].role == "user" or cut.turn_start == start
-    assert cut.splits_turn == (cut.turn_start != cut.index)
+    at = newest_tokens(counts, keep, start)
+    if at is None:
+        assert sum(counts[start:]) < keep
+        return
+    assert sum(counts[at:]) >= keep and (at == len(messages) - 1 or sum(counts[at + 1:]) < keep)
+    cut = snap("group_start", messages, at, start)
+    assert start <= cut <= at and (messages[cut].role != "tool" or cut == start)
+    assert not any(g.start < cut < g.stop for g in tool_groups(messages))
+    turn = turn_start(messages, cut, start)
+    assert turn is None or (messages[turn].role == "user" and start <= turn < cut)
 
 
 # ---- Usage --------------------------------------------------------------------------------------

@@ -13,11 +13,11 @@ from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.messages import Message, ToolCall
 from ctxlab.strategies import STRATEGIES, StrategySpec, get_strategy, strategy_params
 from ctxlab.strategies.base import CompressionResult
+from ctxlab.strategies.mechanics.cuts import head_end, snap, turn_start
+from ctxlab.strategies.mechanics.mask import clear_tool_results
+from ctxlab.strategies.mechanics.voices import VOICES, render, to_canonical, unwrap_voice
 from ctxlab.strategies.policy import Policy, Source, orphan_rate, orphans, preset
-from ctxlab.strategies.policy.cuts import head_end, snap, turn_start
-from ctxlab.strategies.policy.mask import clear_tool_results
-from ctxlab.strategies.policy.voices import VOICES, render, to_canonical, unwrap_voice
-from ctxlab.strategies.policy.window import Threshold, threshold, window_of
+from ctxlab.strategies.trigger import Trigger, window_of
 from ctxlab.summarize.sections import parse_summary
 from tests.builders import Convo, agent_session
 
@@ -35,15 +35,31 @@ def test_window_is_the_budget_unless_a_smaller_window_is_configured() -> None:
 
 
 def test_thresholds_follow_each_trigger_kind() -> None:
-    assert threshold("share", 0.9, 1000) == Threshold(900)
-    assert threshold("reserve", 10_000, 100_000) == Threshold(90_000)
-    assert threshold("tokens", 100_000, 8000) == Threshold(100_000)
-    assert threshold("always", 0, 8000).fires(0)
-    strict, inclusive = threshold("share", 0.9, 1000), threshold("share", 0.9, 1000, inclusive=True)
-    assert not strict.fires(900) and strict.fires(901)
-    assert inclusive.fires(900) and not inclusive.fires(899)
+    assert Trigger.at_share(0.9).threshold(1000) == 900
+    assert Trigger.at_reserve(10_000).threshold(100_000) == 90_000
+    assert Trigger.at_tokens(100_000).threshold(8000) == 100_000
+    assert Trigger().threshold(8000) is None and Trigger().fires(0, 8000)
+    strict, inclusive = Trigger.at_share(0.9), Trigger.at_share(0.9, inclusive=True)
+    assert not strict.fires(900, 1000) and strict.fires(901, 1000)
+    assert inclusive.fires(900, 1000) and not inclusive.fires(899, 1000)
     with pytest.raises(CtxlabError, match="unknown trigger"):
-        threshold("sometimes", 0, 10)
+        Trigger("sometimes")
+
+
+def test_the_replys_room_comes_off_the_window_at_most_the_models_max_output() -> None:
+    """Claude Code's ``window - min(maxOutputTokens, 20000) - 13000``: a reserve with the reply's room."""
+    assert Trigger("reserve", reserve=13_000, reply=20_000).threshold(200_000) == 167_000
+    assert Trigger("share", share=0.5, reply=1000).threshold(10_000) == 4500
+    assert Trigger.at_tokens(5000).threshold(10_000) == 5000  # a fixed count stays fixed
+    claude = {"trigger": "reserve", "trigger_reserve": 13_000, "trigger_reply": 20_000}
+    assert get_strategy("policy", model="gpt-4o", **claude).when().reply == 16_384  # gpt-4o writes at most 16,384
+    assert get_strategy("policy", **claude).when().reply == 20_000  # no model: the setting itself
+
+
+def test_an_event_limit_fires_whatever_the_tokens() -> None:
+    trigger = Trigger("share", share=1.0, events=10)
+    assert not trigger.fires(500, 1000, events=10) and trigger.fires(500, 1000, events=11)
+    assert trigger.fires(1001, 1000, events=0)
 
 
 def test_heads() -> None:
@@ -106,7 +122,7 @@ def test_orphans_and_their_rate() -> None:
 def test_placements_put_the_summary_where_the_agent_does() -> None:
     m = Convo().system().user("Fix tests/test_api.py.").assistant("Reading.").user("And the docs.").assistant(
         "On it.").user("Thanks.").build()
-    common = {"trigger": "always", "tail": "recent_messages", "tail_value": 2.0, "snap": "group_start",
+    common = {"trigger": "always", "tail": "recent_messages", "keep_messages": 2, "snap": "group_start",
               "middle": "summarize"}
     ids = {where: [x.id if x.mark is None else "S" for x in get_strategy("policy", placement=where, **common)
                    .compress(m, 10_000, counter="chars4").messages] for where in ("after_head", "end")}
@@ -115,7 +131,7 @@ def test_placements_put_the_summary_where_the_agent_does() -> None:
 
 def test_a_composition_that_can_orphan_results_must_be_declared() -> None:
     with pytest.raises(CtxlabError, match="orphan tool results"):
-        get_strategy("policy", tail="recent_messages", tail_value=3.0)
+        get_strategy("policy", tail="recent_messages", keep_messages=3)
     with pytest.raises(CtxlabError, match="one of"):
         get_strategy("policy", tail="newest")
     with pytest.raises(CtxlabError, match="unknown model"):
@@ -125,16 +141,16 @@ def test_a_composition_that_can_orphan_results_must_be_declared() -> None:
 
 def test_preset_registers_a_subclass_with_new_defaults_and_its_source() -> None:
     source = Source("example/agent", "src/compact.py", "abc123")
-    cls = preset("test_preset_tmp", Policy, {"tail": "share", "tail_value": 0.5, "repair_orphans": True},
+    cls = preset("test_preset_tmp", Policy, {"tail": "share", "keep_message_share": 0.5, "repair_orphans": True},
                  source, "keeps the newest half")
     try:
         built = get_strategy("test_preset_tmp")
         assert isinstance(built, Policy) and type(built) is cls and cls.__module__ == __name__
-        assert (built.tail, built.tail_value, built.about, built.source) == ("share", 0.5, "keeps the newest half",
-                                                                            source)
-        assert strategy_params("test_preset_tmp")["tail_value"] == 0.5
+        assert (built.tail, built.keep_message_share, built.about, built.source) == (
+            "share", 0.5, "keeps the newest half", source)
+        assert strategy_params("test_preset_tmp")["keep_message_share"] == 0.5
         assert StrategySpec.from_json(built.spec.to_json()).build() == built
-        assert get_strategy("test_preset_tmp:tail_value=0.25").tail_value == 0.25
+        assert get_strategy("test_preset_tmp:keep_message_share=0.25").keep_message_share == 0.25
     finally:
         STRATEGIES.unregister("test_preset_tmp")
     with pytest.raises(CtxlabError, match="no field"):
@@ -169,7 +185,7 @@ def test_strategies_details_shows_changed_parameters_and_sources() -> None:
     result = CliRunner().invoke(app, ["strategies", "--details"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     line = next(x for x in result.output.splitlines() if "trigger='reserve'" in x)
-    assert "tail_value=20000.0" in line and "mask_keep" not in line  # only what pi changes
+    assert "keep_tokens=20000" in line and "mask_keep" not in line  # only what pi changes
     assert "badlogic/pi-mono" in result.output and "inspect_ai 0.3.285" in result.output
 
 

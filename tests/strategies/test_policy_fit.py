@@ -12,9 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxlab.messages import Message
-from ctxlab.strategies.mechanics import Span, tool_groups
-from ctxlab.strategies.policy import fit, mask, truncate
-from ctxlab.strategies.policy.window import reserved_budget
+from ctxlab.strategies.mechanics import Span, fit, mask, tool_groups, truncate
+from ctxlab.strategies.trigger import reserved_budget
 from ctxlab.tokens import get_counter
 from tests.builders import Convo, huge_text
 from tests.strategies.conftest import conversations

@@ -35,7 +35,7 @@ def fake(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(("name", "params", "prompt"), [
     ("codex", {}, ap.CODEX_PROMPT),
-    ("langchain_summarization", {"tail_value": 3.0}, ap.LANGCHAIN_SUMMARY_PROMPT.split("{messages}")[0]),
+    ("langchain_summarization", {"keep_messages": 3}, ap.LANGCHAIN_SUMMARY_PROMPT.split("{messages}")[0]),
     ("openhands", {"trigger_events": 8}, ap.OPENHANDS_PROMPT_HEAD),
     ("inspect_summary", {}, ap.INSPECT_SUMMARY_PROMPT.format(addendums="")),
 ])
@@ -73,7 +73,7 @@ def test_a_failed_call_falls_back_to_the_offline_summary_in_the_agents_shape(fak
 
 def test_offline_summaries_take_each_agents_sections() -> None:
     firsts = {name: get_strategy(name, **params).compress(SESSION, 300, counter="o200k_base").summary.splitlines()[0]
-              for name, params in [("codex", {}), ("langchain_summarization", {"tail_value": 3.0}),
+              for name, params in [("codex", {}), ("langchain_summarization", {"keep_messages": 3}),
                                    ("openhands", {"trigger_events": 8}), ("inspect_summary", {})]}
     assert firsts == {"codex": "## Goal / user objective", "langchain_summarization": "## SESSION INTENT",
                       "openhands": "USER_CONTEXT:", "inspect_summary": "1. Primary Request and Intent:"}

@@ -15,8 +15,8 @@ from langchain_core.messages.utils import count_tokens_approximately, trim_messa
 
 from ctxlab.messages import Message, ToolCall
 from ctxlab.strategies import get_strategy
-from ctxlab.strategies.policy.integrity import BROKEN_PAIRS
-from ctxlab.strategies.policy.lc_trim import trim_last
+from ctxlab.strategies.mechanics.integrity import BROKEN_PAIRS
+from ctxlab.strategies.mechanics.langchain_trim import trim_last
 from ctxlab.summarize.base import SummaryResult
 from ctxlab.tokens import TokenCounter, get_counter
 from tests.builders import Convo
@@ -126,7 +126,7 @@ def test_summarization_keeps_the_last_20_messages_and_puts_the_summary_first() -
 
 def test_summarization_moves_a_cut_on_tool_results_back_to_the_calling_message() -> None:
     session = tool_session(15, follow_up=True)
-    r = get_strategy("langchain_summarization", tail_value=21.0, summarizer=Recorder()).compress(
+    r = get_strategy("langchain_summarization", keep_messages=21, summarizer=Recorder()).compress(
         session, APPROX.count_messages(session), counter="o200k_base")
     assert r.messages[2:] == session[-22:] and r.messages[2].id == "a5"  # 21 cuts on t5: a5 comes back with it
 
@@ -178,6 +178,6 @@ def test_clear_tool_uses_keeps_the_last_three_results_over_100k_tokens() -> None
 def test_clear_tool_uses_waits_until_strictly_over_the_trigger() -> None:
     session = tool_session(6)
     total = APPROX.count_messages(session)
-    assert get_strategy("langchain_clear_tool_uses", trigger_value=float(total)).compress(session, 10).messages == session
-    cleared = get_strategy("langchain_clear_tool_uses", trigger_value=float(total - 1)).compress(session, 10)
+    assert get_strategy("langchain_clear_tool_uses", trigger_tokens=total).compress(session, 10).messages == session
+    cleared = get_strategy("langchain_clear_tool_uses", trigger_tokens=total - 1).compress(session, 10)
     assert cleared.truncated_ids == ("t0", "t1", "t2")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ctxlab.messages import Message, ToolCall, validate_messages
 from ctxlab.strategies import get_strategy, strategy_params
-from ctxlab.strategies.policy import trail
+from ctxlab.strategies.mechanics import trail
 from ctxlab.tokens import get_counter
 from tests.builders import Convo, prose
 
@@ -63,7 +63,7 @@ def test_over_the_trigger_the_oldest_outputs_are_cleared_first_and_nothing_is_su
     m = session(4)
     total = O200K.count_messages(m)
     # Clearing the two oldest outputs is enough to reach the target: they go, the rest stays whole.
-    r = get_strategy("recommended", trigger_value=0.5, tail_value=0.75, mask_keep=2).compress(
+    r = get_strategy("recommended", trigger_share=0.5, target_share=0.75, mask_keep=2).compress(
         m, total + 100, counter="o200k_base")
     assert r.tokens_after <= int((total + 100) * 0.75)
     outputs = [x for x in r.messages if x.role == "tool"]
@@ -76,12 +76,12 @@ def test_over_the_trigger_the_oldest_outputs_are_cleared_first_and_nothing_is_su
 def test_below_the_trigger_nothing_changes() -> None:
     m = session(4)
     total = O200K.count_messages(m)
-    assert get_strategy("recommended", trigger_value=1.0).compress(m, total, counter="o200k_base").messages == m
+    assert get_strategy("recommended", trigger_share=1.0).compress(m, total, counter="o200k_base").messages == m
 
 
 def test_when_clearing_is_not_enough_the_oldest_groups_fold_into_a_summary_of_their_details() -> None:
     m = session(8, lines=8)
-    r = get_strategy("recommended", trigger_value=0.5, tail_value=0.3).compress(m, 3000, counter="o200k_base")
+    r = get_strategy("recommended", trigger_share=0.5, target_share=0.3).compress(m, 3000, counter="o200k_base")
     validate_messages(r.messages)
     assert r.fits and [x.role for x in r.messages[:3]] == ["system", "user", "user"]
     summary = r.messages[2]
@@ -92,7 +92,7 @@ def test_when_clearing_is_not_enough_the_oldest_groups_fold_into_a_summary_of_th
 
 
 def test_the_running_summary_is_updated_not_stacked() -> None:
-    strategy = get_strategy("recommended", trigger_value=0.5, tail_value=0.3)
+    strategy = get_strategy("recommended", trigger_share=0.5, target_share=0.3)
     first = strategy.compress(session(8, lines=8), 3000, counter="o200k_base")
     later = Convo()
     later.messages = list(first.messages)
@@ -127,11 +127,11 @@ def test_the_summary_never_takes_more_than_the_window_leaves() -> None:
 
 def test_defaults_are_on_the_policy_model() -> None:
     params = strategy_params("recommended")
-    assert {k: params[k] for k in ("trigger", "trigger_value", "head", "tail", "tail_value", "middle", "voice",
+    assert {k: params[k] for k in ("trigger", "trigger_share", "head", "tail", "target_share", "middle", "voice",
                                    "summarizer")} == {
-        "trigger": "share", "trigger_value": 0.8, "head": "input", "tail": "budget", "tail_value": 0.6,
+        "trigger": "share", "trigger_share": 0.8, "head": "input", "tail": "budget", "target_share": 0.6,
         "middle": "summarize", "voice": "ctxlab", "summarizer": "extractive"}
-    assert get_strategy("recommended:tail_value=0.4").tail_value == 0.4
+    assert get_strategy("recommended:target_share=0.4").target_share == 0.4
 
 
 def test_tool_names_reach_the_summary() -> None:

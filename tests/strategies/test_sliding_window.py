@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ctxlab.messages import Message
 from ctxlab.strategies import get_strategy, strategy_params
-from ctxlab.strategies.sliding_window import SlidingWindow
+from ctxlab.strategies.seeds.sliding_window import SlidingWindow
 from tests.builders import Convo, assistant, huge_text, user
 
 

@@ -13,8 +13,9 @@ import pytest
 from ctxlab.errors import CtxlabError
 from ctxlab.models import context_window
 from ctxlab.strategies import get_strategy, strategy_params
-from ctxlab.strategies.mechanics import turns, window_by_turns
-from ctxlab.strategies.window_guard import WindowGuard
+from ctxlab.strategies.mechanics import turns
+from ctxlab.strategies.mechanics.fit import window_by_turns
+from ctxlab.strategies.seeds.window_guard import WindowGuard
 from tests.builders import Convo, chat, huge_text
 
 MARKER = "\n\n... [{} characters truncated] ...\n\n"

@@ -114,7 +114,7 @@ def test_default_snippet_parses_with_the_sources_names(preset, kind):
 
 
 def test_langchain_trim_snippet_runs_against_langchain_core():
-    text = render_snippets("langchain_trim", {"tail_value": 5000.0}, WINDOW)[0].text
+    text = render_snippets("langchain_trim", {"keep_tokens": 5000}, WINDOW)[0].text
     namespace: dict = {"messages": []}
     exec(compile(text, "<snippet>", "exec"), namespace)  # the real trim_messages checks every keyword
     assert namespace["messages"] == []
@@ -172,26 +172,26 @@ def test_round_trips(preset, data):
 
 
 def test_units_convert_to_the_agents():
-    claude = render_snippets("claude_code", {"trigger": "share", "trigger_value": 0.75}, WINDOW)
+    claude = render_snippets("claude_code", {"trigger": "share", "trigger_share": 0.75}, WINDOW)
     assert claude[0].text == "export CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=75"
     assert json.loads(claude[1].text) == {"env": {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "75"}}
     codex = render_snippets("codex", {}, WINDOW)[0].text  # unset: 90% of the window, as an absolute limit
     assert tomllib.loads(codex) == {"model_auto_compact_token_limit": 57_600}
     assert parse_snippet("codex", "model_auto_compact_token_limit = 40000", WINDOW) == {
-        "trigger": "tokens", "trigger_value": 40_000.0}
+        "trigger": "tokens", "trigger_tokens": 40_000}
     pi = parse_snippet("pi", '{"compaction": {"reserveTokens": 10000}}', WINDOW)
-    assert pi == {"trigger": "reserve", "trigger_value": 10_000.0, "summary_max_tokens": 8000, "prefix_max_tokens": 5000,
-                  "tail_value": 20_000.0}  # keepRecentTokens left out: pi's default
+    assert pi == {"trigger": "reserve", "trigger_reserve": 10_000, "summary_max_tokens": 8000, "prefix_max_tokens": 5000,
+                  "keep_tokens": 20_000}  # keepRecentTokens left out: pi's default
 
 
 def test_inspect_threshold_keeps_its_type():
-    share = render_snippets("inspect_summary", {"trigger": "share", "trigger_value": 1.0}, WINDOW)[0].text
-    tokens = render_snippets("inspect_summary", {"trigger": "tokens", "trigger_value": 1.0}, WINDOW)[0].text
+    share = render_snippets("inspect_summary", {"trigger": "share", "trigger_share": 1.0}, WINDOW)[0].text
+    tokens = render_snippets("inspect_summary", {"trigger": "tokens", "trigger_tokens": 1}, WINDOW)[0].text
     assert "threshold=1.0)" in share and "threshold=1)" in tokens
     assert parse_snippet("inspect_summary", share, WINDOW)["trigger"] == "share"
     assert parse_snippet("inspect_summary", tokens, WINDOW)["trigger"] == "tokens"
     assert parse_snippet("inspect_summary", "CompactionSummary(threshold=2.5)", WINDOW) == {
-        "trigger": "tokens", "trigger_value": 2.0}  # a float above 1.0 is int(threshold) tokens
+        "trigger": "tokens", "trigger_tokens": 2}  # a float above 1.0 is int(threshold) tokens
 
 
 def test_a_pending_preset_renders_the_agents_defaults():

@@ -41,9 +41,9 @@ def test_knob_names_are_checked():
 def test_setting_in_agent_terms_and_key():
     s = setting("pi", 64_000, {"compaction.reserveTokens": 10_000.4})
     assert s.values == {"compaction.reserveTokens": 9984, "compaction.keepRecentTokens": 20_000}  # on the step
-    assert s.params == {"trigger": "reserve", "trigger_value": 9984.0, "summary_max_tokens": 7987,
+    assert s.params == {"trigger": "reserve", "trigger_reserve": 9984, "summary_max_tokens": 7987,
                         "prefix_max_tokens": 4992}
-    assert s.key == setting_key("pi", 64_000, {**s.params, "trigger_value": 9984}), "whole floats key as ints"
+    assert s.key == setting_key("pi", 64_000, {**s.params, "trigger_reserve": 9984.0}), "whole floats key as ints"
     assert s.key != setting("pi", 64_000, {"compaction.reserveTokens": 9984}, scope="other sessions").key
     assert s.key != setting("pi", 32_000, {"compaction.reserveTokens": 9984}).key
 

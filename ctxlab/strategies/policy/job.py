@@ -1,48 +1,21 @@
-"""The state one policy decision works on, and the `Selection` every tail mechanic returns."""
+"""The state one policy decision works on: the request, the messages of this pass, the window."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import MappingProxyType
-from typing import Any, NamedTuple
 
 from ctxlab.messages import Message
 from ctxlab.strategies.base import Request
-from ctxlab.strategies.mechanics import pinned
-from ctxlab.strategies.policy.window import counter_for
+from ctxlab.strategies.mechanics.context import pinned
+from ctxlab.strategies.trigger import counter_for
 from ctxlab.tokens import TokenCounter
-
-_EMPTY: Mapping[int, Message] = MappingProxyType({})
-
-
-class Selection(NamedTuple):
-    """What a policy keeps, in indices of `Job.messages`.
-
-    Attributes:
-        keep: indices kept (verbatim, or replaced by `replaced`), ascending.
-        fold: indices folded into the summary (when the middle is summarized; dropped otherwise).
-        prefix: a split turn's prefix, summarized on its own (pi-mono's turn-prefix summary).
-        anchor: the index the summary goes before when placement is ``cut``.
-        replaced: new versions of kept messages (truncated or masked, same id).
-        summary_cap: the most tokens the summary may take, when the tail sizes it (else the
-            policy's ``summary_max_tokens``).
-    """
-
-    keep: tuple[int, ...]
-    fold: tuple[int, ...] = ()
-    prefix: tuple[int, ...] = ()
-    anchor: int | None = None
-    replaced: Mapping[int, Message] = _EMPTY
-    summary_cap: int | None = None
 
 
 @dataclass(frozen=True)
 class Job:
-    """One decision: the policy's parameters, the request, the messages and the window it sees."""
+    """One decision: the request, the messages a compaction pass works on and the window it sees."""
 
-    policy: Any
     request: Request
     messages: tuple[Message, ...]
     window: int
@@ -56,6 +29,7 @@ class Job:
         return frozenset(i for i, m in enumerate(self.messages) if m.id in ids and m.mark is None)
 
     def counter(self, name: str) -> TokenCounter:
+        """The counter `name` (``request``: the request's own)."""
         return counter_for(name, self.request.counter)
 
     def counts(self, name: str) -> list[int]:
@@ -68,3 +42,7 @@ class Job:
     def total(self, name: str) -> int:
         """The whole request under counter `name`, with that counter's overhead (tools)."""
         return sum(self.counts(name)) + self.counter(name).overhead(self.request.tools)
+
+    def again(self, messages: tuple[Message, ...]) -> Job:
+        """The next pass's job: the same request and window, other messages."""
+        return Job(self.request, messages, self.window)

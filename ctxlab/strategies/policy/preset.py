@@ -1,6 +1,6 @@
 """`preset`: register a policy under a name with other defaults, its source and a one-line summary.
 
-    PiCompaction = preset("pi", Policy, {"trigger": "reserve", "trigger_value": 16384.0, ...},
+    PiCompaction = preset("pi", Policy, {"trigger": "reserve", "trigger_reserve": 16384, ...},
                           Source("badlogic/pi-mono", "packages/coding-agent/src/core/compaction/", "0430917"),
                           "pi-mono's compaction: keep ~20k recent tokens, summarize the rest")
 
@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
-from ctxlab.strategies.base import BaseStrategy, register
+from ctxlab.strategies.base import BaseStrategy
+from ctxlab.strategies.registry import register
 
 
 class Source(NamedTuple):

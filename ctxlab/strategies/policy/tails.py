@@ -1,23 +1,25 @@
-"""Kept tails: what each policy keeps after its head, as a `Selection` (None: nothing to do).
+"""Kept tails: what a policy keeps after its head, as a `Selection` (None: nothing to do).
 
-Every tail receives the job, the head's end (``messages[:head]`` are always kept) and the start of
-the compactable body (after the head, and after previous summaries a policy folds). The policy's
-``tail_value`` is the tail's size and ``tail_counter`` the agent counter it is measured with:
+Every tail receives the job, the head's end (``messages[:head]`` are always kept), the start of the
+compactable body (after the head, and after previous summaries a policy folds) and the policy's
+`Parts`. It reads its own size (`Tail`: ``keep_tokens``, ``keep_messages``, ``keep_message_share``,
+``target_share`` or ``min_progress``), measured with the tail's counter, and calls the mechanics:
 
 - ``all``: keep everything (for masking policies);
 - ``none``: keep nothing after the head; fold the head (kept, but shown to the summarizer) and the
   body from its last summary message on (inspect_ai ``CompactionSummary``: system + input + the
   summary and what followed it are summarized again);
 - ``recent_tokens``: pi-mono ``findCutPoint``: walk back from the newest message summing the
-  counter until ``tail_value`` tokens, then snap; a cut inside a turn splits it (``split_turns``);
-- ``recent_messages``: LangChain ``keep=("messages", n)``: the last n messages, snapped;
-- ``user_messages``: Codex: user messages newest first up to ``tail_value`` tokens (`handoff`);
-- ``share``: inspect_ai ``trim_messages``: the last ``tail_value`` share of the body's messages,
+  counter until ``keep_tokens``, then snap; a cut inside a turn splits it (``split_turns``);
+- ``recent_messages``: LangChain ``keep=("messages", n)``: the last ``keep_messages``, snapped;
+- ``user_messages``: Codex: user messages newest first up to ``keep_tokens`` (`codex_handoff`);
+- ``share``: inspect_ai ``trim_messages``: the last ``keep_message_share`` of the body's messages,
   tool results without their call dropped (``repair_orphans``), a trailing assistant message popped;
-- ``fit``: LangChain ``trim_messages``: the longest suffix within ``tail_value`` tokens (the window
-  when 0), optionally starting on a user message (`lc_trim`);
-- ``events``: OpenHands' forgotten range over events (`events`);
-- ``budget``: as much as fits in ``tail_value`` of the window, old tool outputs cleared to their
+- ``fit``: LangChain ``trim_messages``: the longest suffix within ``keep_tokens`` (the window when
+  0), optionally starting on a user message (`langchain_trim`);
+- ``events``: OpenHands' forgotten range over events, forgetting at least ``min_progress`` of them
+  (`openhands_events`);
+- ``budget``: as much as fits in ``target_share`` of the window, old tool outputs cleared to their
   details first, the oldest groups folded next, the largest outputs cut last (`budget`).
 """
 
@@ -26,20 +28,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ctxlab.errors import CtxlabError
-from ctxlab.messages import Message
-from ctxlab.strategies.mechanics import newest_user
-from ctxlab.strategies.policy import events, handoff, lc_trim
-from ctxlab.strategies.policy.budget import fit_budget
-from ctxlab.strategies.policy.cuts import snap, turn_start
-from ctxlab.strategies.policy.job import Job, Selection
-from ctxlab.strategies.policy.window import threshold
+from ctxlab.strategies.mechanics import codex_handoff, langchain_trim, openhands_events
+from ctxlab.strategies.mechanics.budget import Budget, fit_budget
+from ctxlab.strategies.mechanics.context import Selection, newest_user
+from ctxlab.strategies.mechanics.cuts import newest_tokens, snap, turn_start
+from ctxlab.strategies.mechanics.integrity import without_orphans
+from ctxlab.strategies.mechanics.voices import VOICES
+from ctxlab.strategies.policy.job import Job
+from ctxlab.strategies.policy.parts import Parts
 
 
-def keep_all(job: Job, head: int, start: int) -> Selection | None:
+def keep_all(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
     return Selection(tuple(range(len(job.messages))))
 
 
-def keep_none(job: Job, head: int, start: int) -> Selection | None:
+def keep_none(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
     messages = job.messages
     last = next((i for i in range(len(messages) - 1, start - 1, -1) if messages[i].mark == "summary"), start)
     if last >= len(messages):
@@ -48,96 +51,87 @@ def keep_none(job: Job, head: int, start: int) -> Selection | None:
     return Selection(tuple(range(head)), fold=(*range(head), *range(last, len(messages))))
 
 
-def recent_tokens(job: Job, head: int, start: int) -> Selection | None:
-    p, messages = job.policy, job.messages
-    counts, total, cut = job.counts(p.tail_counter), 0, None
-    for i in range(len(messages) - 1, start - 1, -1):
-        total += counts[i]
-        if total >= p.tail_value:
-            cut = snap(p.snap, messages, i, start)
-            break
-    if cut is None:  # the whole body is recent: pi-mono keeps from its first valid cut point
-        cut = snap(p.snap, messages, len(messages), start) if start < len(messages) else start
-    turn = turn_start(messages, cut, start) if p.split_turns else None
+def recent_tokens(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
+    tail, messages = parts.tail, job.messages
+    at = newest_tokens(job.counts(tail.counter), tail.keep_tokens, start)
+    if at is not None:
+        cut = snap(tail.snap, messages, at, start)
+    else:  # the whole body is recent: pi-mono keeps from its first valid cut point
+        cut = snap(tail.snap, messages, len(messages), start) if start < len(messages) else start
+    turn = turn_start(messages, cut, start) if tail.split_turns else None
     fold_end = cut if turn is None else turn
     return Selection((*range(head), *range(cut, len(messages))), fold=tuple(range(start, fold_end)),
                      prefix=tuple(range(fold_end, cut)))
 
 
-def recent_messages(job: Job, head: int, start: int) -> Selection | None:
-    p, messages = job.policy, job.messages
-    if len(messages) - start <= int(p.tail_value):
+def recent_messages(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
+    keep, messages = parts.tail.keep_messages, job.messages
+    if len(messages) - start <= keep:
         return None
-    cut = snap(p.snap, messages, len(messages) - int(p.tail_value), start)
+    cut = snap(parts.tail.snap, messages, len(messages) - keep, start)
     if cut <= start:
         return None
     return Selection((*range(head), *range(cut, len(messages))), fold=tuple(range(start, cut)))
 
 
-def user_messages(job: Job, head: int, start: int) -> Selection | None:
-    p, messages = job.policy, job.messages
+def user_messages(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
+    tail, messages = parts.tail, job.messages
     if start >= len(messages):
         return None
-    kept, replaced = handoff.user_messages(messages, start, job.counts(p.tail_counter), int(p.tail_value),
-                                           newest_user(messages))
+    kept, replaced = codex_handoff.user_messages(messages, start, job.counts(tail.counter), tail.keep_tokens,
+                                                 newest_user(messages))
     return Selection((*range(head), *kept), fold=tuple(range(start, len(messages))), replaced=replaced)
 
 
-def share(job: Job, head: int, start: int) -> Selection | None:
-    p, messages = job.policy, job.messages
-    first = start + int((len(messages) - start) * (1 - p.tail_value))
-    kept = _without_orphans(messages, first) if p.repair_orphans else list(range(first, len(messages)))
+def share(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
+    tail, messages = parts.tail, job.messages
+    first = start + int((len(messages) - start) * (1 - tail.keep_message_share))
+    kept = without_orphans(messages, first) if tail.repair_orphans else list(range(first, len(messages)))
     if kept and messages[kept[-1]].role == "assistant":
         kept.pop()  # inspect_ai: the conversation may not end with an assistant message
     return Selection((*range(head), *kept), fold=tuple(i for i in range(start, len(messages)) if i not in kept))
 
 
-def _without_orphans(messages: tuple[Message, ...], first: int) -> list[int]:
-    """inspect_ai: a tool result is kept only after the assistant message that called it."""
-    kept, active = [], set()
-    for i in range(first, len(messages)):
-        m = messages[i]
-        if m.role == "assistant":
-            active = {c.id for c in m.tool_calls}
-        elif m.role == "tool" and m.tool_call_id not in active:
-            continue
-        elif m.role == "user":
-            active = set()
-        kept.append(i)
-    return kept
-
-
-def fit(job: Job, head: int, start: int) -> Selection | None:
-    p, messages = job.policy, job.messages
-    budget = int(p.tail_value) or job.window
-    kept = lc_trim.trim_last(messages, budget, job.counter(p.tail_counter), start_on_user=p.start_on_user,
-                             include_system=head > 0)
+def fit(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
+    tail, messages = parts.tail, job.messages
+    kept = langchain_trim.trim_last(messages, tail.keep_tokens or job.window, job.counter(tail.counter),
+                                    start_on_user=tail.start_on_user, include_system=head > 0)
     return Selection(tuple(i for i, _ in kept), replaced={i: m for i, m in kept if m is not messages[i]})
 
 
-def forgotten_events(job: Job, head: int, start: int) -> Selection | None:
-    p, messages = job.policy, job.messages
-    limit = threshold(p.trigger, p.trigger_value, job.window, p.trigger_inclusive).tokens
-    forget = events.forgotten(messages, job.counts(p.trigger_counter), keep_first=p.keep_first,
-                              max_size=p.trigger_events or None, max_tokens=limit, min_progress=p.tail_value,
-                              total=job.total(p.trigger_counter))
+def forgotten_events(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
+    trigger, messages = parts.trigger, job.messages
+    forget = openhands_events.forgotten(
+        messages, job.counts(trigger.counter), keep_first=parts.head.keep_first, max_size=trigger.events or None,
+        max_tokens=trigger.threshold(job.window), min_progress=parts.tail.min_progress,
+        total=job.total(trigger.counter))
     if forget is None:
         return None
     span = range(forget.start, forget.stop)
     return Selection(tuple(i for i in range(len(messages)) if i not in span), fold=tuple(span), anchor=forget.start)
 
 
-TAILS: dict[str, Callable[[Job, int, int], Selection | None]] = {
+def budget(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
+    tail, window = parts.tail, job.window
+    counter = job.counter(tail.counter)
+    ceiling = parts.trigger.threshold(window)
+    aim = Budget(window, int(window * tail.target_share), window if ceiling is None else min(ceiling, window),
+                 counter.overhead(job.request.tools), parts.summary.max_tokens,
+                 VOICES[parts.summary.voice].wrapper, parts.middle.mask_keep)
+    return fit_budget(job.messages, job.counts(tail.counter), counter, aim, head, start, job.pinned)
+
+
+TAILS: dict[str, Callable[[Job, int, int, Parts], Selection | None]] = {
     "all": keep_all, "none": keep_none, "recent_tokens": recent_tokens, "recent_messages": recent_messages,
-    "user_messages": user_messages, "share": share, "fit": fit, "events": forgotten_events, "budget": fit_budget}
+    "user_messages": user_messages, "share": share, "fit": fit, "events": forgotten_events, "budget": budget}
 
 
-def select(job: Job, kind: str, head: int, start: int) -> Selection | None:
-    """Run the tail `kind`.
+def select(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
+    """Run the policy's tail.
 
     Raises:
         CtxlabError: an unknown tail kind.
     """
-    if kind not in TAILS:
-        raise CtxlabError(f"unknown tail {kind!r} (valid: {', '.join(TAILS)})")
-    return TAILS[kind](job, head, start)
+    if parts.tail.kind not in TAILS:
+        raise CtxlabError(f"unknown tail {parts.tail.kind!r} (valid: {', '.join(TAILS)})")
+    return TAILS[parts.tail.kind](job, head, start, parts)

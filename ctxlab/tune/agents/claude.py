@@ -43,10 +43,10 @@ def _tools(value: Any) -> tuple[str, ...] | None:
 CLAUDE_CODE = AgentKnobs(
     preset="claude_code", agent="Claude Code", pending=True,
     knobs=(
-        Knob("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", ("trigger", "trigger_value"), "int", "percent",
+        Knob("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", ("trigger", "trigger_share", "trigger_reserve"), "int", "percent",
              allowed=Span(1, 100), searched=Span(30, 90, "above the default threshold it has no effect"), step=1,
              default=None, source=_CODE,
-             **share(percent=True, unset={"trigger": "reserve", "trigger_value": 33000.0}),
+             **share(percent=True, unset={"trigger": "reserve", "trigger_reserve": 33000}),
              note="unset: about window - min(max output, 20k) - 13k (33k below a window when max output is "
                   "20k or more)"),
     ),
@@ -62,7 +62,7 @@ ANTHROPIC_CONTEXT_EDITING = AgentKnobs(
     preset="anthropic_context_editing", agent="Anthropic API context editing (clear_tool_uses_20250919)",
     pending=True, adds=("clear_at_least", "exclude_tools", "clear_tool_inputs"),
     knobs=(
-        Knob("trigger", ("trigger", "trigger_value"), "int", "tokens", allowed=Span(1, None),
+        Knob("trigger", ("trigger", "trigger_tokens"), "int", "tokens", allowed=Span(1, None),
              searched=Span(W(0.2), W(1.0)), step=256, default={"type": "input_tokens", "value": 100_000},
              source=_EDITING, **typed("input_tokens", limit()),
              write=lambda x: {"type": "input_tokens", "value": int(x)}, number=lambda v, window: v["value"],
@@ -92,7 +92,7 @@ ANTHROPIC_CONTEXT_EDITING = AgentKnobs(
 ANTHROPIC_COMPACTION = AgentKnobs(
     preset="anthropic_compaction", agent="Anthropic API compaction (compact_20260112)", pending=True,
     knobs=(
-        Knob("trigger", ("trigger", "trigger_value"), "int", "tokens", allowed=Span(50_000, None),
+        Knob("trigger", ("trigger", "trigger_tokens"), "int", "tokens", allowed=Span(50_000, None),
              searched=Span(50_000, W(1.0), "the API refuses less than 50,000"), step=256,
              default={"type": "input_tokens", "value": 150_000}, source=_COMPACTION, **typed("input_tokens", limit()),
              write=lambda x: {"type": "input_tokens", "value": int(x)}, number=lambda v, window: v["value"],

@@ -23,10 +23,10 @@ _DOCS = Ref("https://developers.openai.com/codex/config-reference", "model_auto_
 CODEX = AgentKnobs(
     preset="codex", agent="OpenAI Codex CLI",
     knobs=(
-        Knob("model_auto_compact_token_limit", ("trigger", "trigger_value"), "int", "tokens",
+        Knob("model_auto_compact_token_limit", ("trigger", "trigger_tokens", "trigger_share"), "int", "tokens",
              allowed=Span(1, None), searched=Span(W(0.3), W(0.9), "later releases cap it at 90% of the window"),
              step=256, default=None, source=_DEFAULT,
-             **limit(unset={"trigger": "share", "trigger_value": 0.9}),
+             **limit(unset={"trigger": "share", "trigger_share": 0.9}),
              note="unset: 90% of the context window (context_window * 9 / 10); compacts when the reported "
                   "usage reaches it (>=)"),
     ),

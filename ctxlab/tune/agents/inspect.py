@@ -24,7 +24,7 @@ _SUMMARY = Ref(_REPO, "src/inspect_ai/model/_compaction/summary.py", "499e6152")
 
 
 def _threshold() -> Knob:
-    return Knob("threshold", ("trigger", "trigger_value"), "float", "share", allowed=Span(0, None),
+    return Knob("threshold", ("trigger", "trigger_share", "trigger_tokens"), "float", "share", allowed=Span(0, None),
                 searched=Span(0.3, 0.95), step=0.05, default=0.9, source=_TYPES, **int_or_share(), write=float,
                 number=lambda v, window: v if isinstance(v, float) and v <= 1.0 else int(v) / window,
                 note="a float up to 1.0 is a share of the model's input window, an int (or a float above 1.0) "
@@ -41,8 +41,8 @@ def _form(cls: str, source: Ref, names: tuple[str, ...]) -> Form:
 INSPECT_TRIM = AgentKnobs(
     preset="inspect_trim", agent="inspect_ai CompactionTrim",
     knobs=(_threshold(),
-           Knob("preserve", ("tail_value",), "float", "share", allowed=Span(0, 1), searched=Span(0.1, 0.95), step=0.05,
-                default=0.8, source=_TRIM, **param("tail_value", float),
+           Knob("preserve", ("keep_message_share",), "float", "share", allowed=Span(0, 1), searched=Span(0.1, 0.95), step=0.05,
+                default=0.8, source=_TRIM, **param("keep_message_share", float),
                 note="the share of the conversation's messages kept (after system and input messages)")),
     forms=(_form("CompactionTrim", _TRIM, ("threshold", "preserve")),),
 )

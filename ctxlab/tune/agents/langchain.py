@@ -33,29 +33,29 @@ def _keep_messages() -> Conversion:
         kind, amount = value
         if kind != "messages":
             raise CtxlabError(f"keep=({kind!r}, ...): ctxlab's langchain_summarization keeps messages only")
-        return {"tail": "recent_messages", "tail_value": float(int(amount))}
+        return {"tail": "recent_messages", "keep_messages": int(amount)}
 
     def decode(params: Mapping[str, Any], window: int) -> Any:
-        return ("messages", int(params["tail_value"]))
+        return ("messages", int(params["keep_messages"]))
 
     return Conversion(encode=encode, decode=decode)
 
 
 def _max_tokens() -> Conversion:
     # the preset's 0 stands for "the window", which is what ctxlab passes as max_tokens
-    return Conversion(encode=lambda value, window: {"tail_value": float(window if value is None else int(value))},
-                      decode=lambda params, window: int(params["tail_value"]) or window)
+    return Conversion(encode=lambda value, window: {"keep_tokens": window if value is None else int(value)},
+                      decode=lambda params, window: int(params["keep_tokens"]) or window)
 
 
 LANGCHAIN_SUMMARIZATION = AgentKnobs(
     preset="langchain_summarization", agent="LangChain SummarizationMiddleware",
     knobs=(
-        Knob("trigger", ("trigger", "trigger_value"), "float", "share", allowed=Span(0, 1), searched=Span(0.3, 0.95),
+        Knob("trigger", ("trigger", "trigger_share", "trigger_tokens"), "float", "share", allowed=Span(0, 1), searched=Span(0.3, 0.95),
              step=0.05, default=None, source=_SUMMARY, **fraction_or_tokens(),
              write=lambda x: ("fraction", x), number=lambda v, window: v[1] if v[0] == "fraction" else v[1] / window,
              note='("fraction", f) of max_input_tokens or ("tokens", n); reached when the count is >= it. '
                   "Unset (the default) never summarizes: the preset's 0.8 is the middleware docstring's example."),
-        Knob("keep", ("tail", "tail_value"), "int", "messages", allowed=Span(1, None), searched=Span(2, 60), step=1,
+        Knob("keep", ("tail", "keep_messages"), "int", "messages", allowed=Span(1, None), searched=Span(2, 60), step=1,
              default=("messages", 20), source=_SUMMARY, **_keep_messages(),
              write=lambda x: ("messages", int(x)), number=lambda v, window: v[1],
              note="the last n messages stay; a cut on tool results moves back to the AI message that called them"),
@@ -72,7 +72,7 @@ LANGCHAIN_SUMMARIZATION = AgentKnobs(
 LANGCHAIN_CLEAR_TOOL_USES = AgentKnobs(
     preset="langchain_clear_tool_uses", agent="LangChain ContextEditingMiddleware(ClearToolUsesEdit)",
     knobs=(
-        Knob("trigger", ("trigger", "trigger_value"), "int", "tokens", allowed=Span(0, None),
+        Knob("trigger", ("trigger", "trigger_tokens"), "int", "tokens", allowed=Span(0, None),
              searched=Span(W(0.2), W(1.0)), step=256, default=100_000, source=_EDITING, **limit(),
              note="clears once the counted tokens are over it (>)"),
         Knob("keep", ("mask_keep",), "int", "tool results", allowed=Span(0, None), searched=Span(0, 20), step=1,
@@ -89,7 +89,7 @@ LANGCHAIN_CLEAR_TOOL_USES = AgentKnobs(
 LANGCHAIN_TRIM = AgentKnobs(
     preset="langchain_trim", agent="LangChain trim_messages",
     knobs=(
-        Knob("max_tokens", ("tail_value",), "int", "tokens", allowed=Span(0, None), searched=Span(W(0.2), W(1.0)),
+        Knob("max_tokens", ("keep_tokens",), "int", "tokens", allowed=Span(0, None), searched=Span(W(0.2), W(1.0)),
              step=256, default=None, source=_TRIM, **_max_tokens(),
              note="required by trim_messages; the preset passes the window"),
     ),

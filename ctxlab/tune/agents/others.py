@@ -39,7 +39,7 @@ _MASKING = ("contextManagement", "tools", "outputMasking")
 GEMINI_CLI = AgentKnobs(
     preset="gemini_cli", agent="Gemini CLI", pending=True, adds=("mask_protect_tokens", "mask_min_prunable_tokens"),
     knobs=(
-        Knob("model.compressionThreshold", ("trigger", "trigger_value", "trigger_inclusive"), "float", "share",
+        Knob("model.compressionThreshold", ("trigger", "trigger_share", "trigger_inclusive"), "float", "share",
              allowed=Span(0, 1), searched=Span(0.2, 0.9), step=0.05, default=0.5, source=_GEMINI_CORE,
              **share(inclusive=True), note="compress once the prompt reaches this share of the model's limit"),
         Knob("protectionThresholdTokens", ("mask_protect_tokens",), "int", "tokens", allowed=Span(0, None),
@@ -60,9 +60,9 @@ GEMINI_CLI = AgentKnobs(
 OPENCODE = AgentKnobs(
     preset="opencode", agent="opencode", pending=True,
     knobs=(
-        Knob("compaction.reserved", ("trigger", "trigger_value"), "int", "tokens", allowed=Span(0, None),
+        Knob("compaction.reserved", ("trigger", "trigger_reserve"), "int", "tokens", allowed=Span(0, None),
              searched=Span(W(0.05), W(0.5)), step=256, default=None, source=_OPENCODE,
-             **reserve(unset={"trigger": "reserve", "trigger_value": 20_000.0}),
+             **reserve(unset={"trigger": "reserve", "trigger_reserve": 20_000}),
              note="unset: min(20000, the model's max output) tokens below the input limit (20000 assumed)"),
     ),
     forms=(
@@ -75,14 +75,14 @@ OPENCODE = AgentKnobs(
 
 
 def _aider_default(window: int) -> dict[str, object]:
-    return {"trigger": "tokens", "trigger_value": float(int(min(max(window / 16, 1024), 8192)))}
+    return {"trigger": "tokens", "trigger_tokens": int(min(max(window / 16, 1024), 8192))}
 
 
 _AIDER_NAME = "max-chat-history-tokens"
 AIDER = AgentKnobs(
     preset="aider", agent="Aider", pending=True,
     knobs=(
-        Knob(_AIDER_NAME, ("trigger", "trigger_value"), "int", "tokens", allowed=Span(None, None),
+        Knob(_AIDER_NAME, ("trigger", "trigger_tokens"), "int", "tokens", allowed=Span(None, None),
              searched=Span(1024, W(0.5)), step=256, default=None, source=_AIDER, **limit(unset=_aider_default),
              note="unset: min(max(max input tokens / 16, 1024), 8192); a soft limit on the chat history, "
                   "after which it is summarized"),
@@ -99,7 +99,7 @@ AIDER = AgentKnobs(
 GOOSE = AgentKnobs(
     preset="goose", agent="goose", pending=True,
     knobs=(
-        Knob("GOOSE_AUTO_COMPACT_THRESHOLD", ("trigger", "trigger_value", "trigger_inclusive"), "float", "share",
+        Knob("GOOSE_AUTO_COMPACT_THRESHOLD", ("trigger", "trigger_share", "trigger_inclusive"), "float", "share",
              allowed=Span(0, 1), searched=Span(0.3, 0.95), step=0.05, default=0.8, source=_GOOSE,
              **share(inclusive=False), note="compact when usage / context limit is over it (>); 0 or 1 turn it off"),
     ),

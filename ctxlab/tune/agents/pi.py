@@ -19,15 +19,15 @@ _COMPACTION = Ref("badlogic/pi-mono", "packages/coding-agent/src/core/compaction
 PI = AgentKnobs(
     preset="pi", agent="pi coding agent",
     knobs=(
-        Knob("compaction.reserveTokens", ("trigger", "trigger_value", "summary_max_tokens", "prefix_max_tokens"),
+        Knob("compaction.reserveTokens", ("trigger", "trigger_reserve", "summary_max_tokens", "prefix_max_tokens"),
              "int", "tokens", allowed=Span(0, None), searched=Span(W(0.05), W(0.5), "a reserve over half the "
              "window compacts a session that is half empty"), step=256, default=16384, source=_COMPACTION,
              **reserve(summary_caps=True),
              note="compact when the context is over window - reserveTokens; it also caps the summary (0.8x) "
                   "and a split turn's prefix summary (0.5x). At or above the window pi compacts before every call."),
-        Knob("compaction.keepRecentTokens", ("tail_value",), "int", "tokens", allowed=Span(0, None),
+        Knob("compaction.keepRecentTokens", ("keep_tokens",), "int", "tokens", allowed=Span(0, None),
              searched=Span(W(0.05), W(0.6), "past the trigger nothing is left to summarize"), step=256, default=20000,
-             source=_COMPACTION, **param("tail_value", int, store=float),
+             source=_COMPACTION, **param("keep_tokens", int),
              note="walk back from the newest message summing chars/4 estimates until this many, then cut at a "
                   "valid cut point"),
     ),

@@ -1,0 +1,111 @@
+"""Summaries written by an LLM with the agent's own prompt (``summarizer=llm`` on a preset).
+
+The endpoint, call cache and retry policy are those of ctxlab's `LLMSummarizer` (built from the
+preset's ``summarizer`` spec); only the request differs: each agent's prompt
+(`ctxlab.summarize.agent_prompts`) around ctxlab's transcript of the messages
+(`ctxlab.summarize.serialize`, the same for every agent). How each agent frames the request:
+
+- ``pi``: system prompt, then ``<conversation>`` (+ ``<previous-summary>``) and the summarization or
+  update prompt; a split turn's prefix with the turn-prefix prompt.
+- ``codex``: the history, then the compaction prompt as the next user message.
+- ``langchain``: one message, the prompt with ``{messages}`` filled.
+- ``openhands``: one message, the prompt with one ``<EVENT>`` block per message.
+- ``inspect``: the history, then the prompt (no addendums); the ``<analysis>`` scratchpad the prompt
+  asks for is cut off the answer, as inspect_ai's ``_summary_text`` does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ctxlab.messages import Message
+from ctxlab.summarize import agent_prompts as ap
+from ctxlab.summarize.base import SummaryResult
+from ctxlab.summarize.client import Retry, complete
+from ctxlab.summarize.llm import LLMSummarizer
+from ctxlab.summarize.serialize import serialize
+from ctxlab.tokens import TokenCounter
+from ctxlab.tokens.clip import clip_to_tokens
+
+Chat = list[dict[str, str]]
+_ANALYSIS = re.compile(r"</analysis>\s*(?=<summary>)")
+
+
+def _pi(transcript: str, previous: str | None) -> tuple[str, Chat]:
+    body = f"<conversation>\n{transcript}\n</conversation>\n\n"
+    if previous:
+        body += f"<previous-summary>\n{previous}\n</previous-summary>\n\n"
+    prompt = ap.PI_UPDATE_PROMPT if previous else ap.PI_SUMMARIZATION_PROMPT
+    return ("pi_update" if previous else "pi"), [{"role": "system", "content": ap.PI_SYSTEM_PROMPT},
+                                                 {"role": "user", "content": body + prompt}]
+
+
+def _pi_prefix(transcript: str, previous: str | None) -> tuple[str, Chat]:
+    return "pi_turn_prefix", [{"role": "user", "content": f"{transcript}\n\n{ap.PI_TURN_PREFIX_PROMPT}"}]
+
+
+def _codex(transcript: str, previous: str | None) -> tuple[str, Chat]:
+    return "codex", [{"role": "user", "content": transcript}, {"role": "user", "content": ap.CODEX_PROMPT}]
+
+
+def _langchain(transcript: str, previous: str | None) -> tuple[str, Chat]:
+    return "langchain", [{"role": "user", "content": ap.LANGCHAIN_SUMMARY_PROMPT.format(messages=transcript).rstrip()}]
+
+
+def _inspect(transcript: str, previous: str | None) -> tuple[str, Chat]:
+    return "inspect", [{"role": "user", "content": transcript},
+                       {"role": "user", "content": ap.INSPECT_SUMMARY_PROMPT.format(addendums="")}]
+
+
+REQUESTS: dict[str, Callable[[str, str | None], tuple[str, Chat]]] = {
+    "pi": _pi, "codex": _codex, "langchain": _langchain, "inspect": _inspect}
+# The prompt each request is cached and logged under (the template, not the filled-in text).
+TEMPLATES = {"pi": ap.PI_SUMMARIZATION_PROMPT, "pi_update": ap.PI_UPDATE_PROMPT,
+             "pi_turn_prefix": ap.PI_TURN_PREFIX_PROMPT, "codex": ap.CODEX_PROMPT,
+             "langchain": ap.LANGCHAIN_SUMMARY_PROMPT, "openhands": ap.OPENHANDS_PROMPT_HEAD,
+             "inspect": ap.INSPECT_SUMMARY_PROMPT}
+
+
+@dataclass(frozen=True)
+class AgentLLM:
+    """An `LLMSummarizer`'s endpoint and cache, prompted as the agent `voice` prompts its model."""
+
+    base: LLMSummarizer
+    voice: str
+
+    @property
+    def name(self) -> str:
+        return self.base.name
+
+    def summarize(self, messages: Sequence[Message], *, previous_summary: str | None = None,
+                  counter: TokenCounter, max_tokens: int) -> SummaryResult:
+        if self.voice == "openhands":
+            events = "".join(ap.OPENHANDS_EVENT.format(event=self._transcript([m], counter)) for m in messages)
+            name, chat = "openhands", [{"role": "user", "content": ap.OPENHANDS_PROMPT_HEAD + events
+                                        + ap.OPENHANDS_PROMPT_TAIL}]
+        else:
+            name, chat = REQUESTS[self.voice](self._transcript(messages, counter), previous_summary)
+        return self._call(name, chat, counter, max_tokens)
+
+    def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
+                              max_tokens: int) -> SummaryResult:
+        name, chat = _pi_prefix(self._transcript(messages, counter), None)
+        return self._call(name, chat, counter, max_tokens)
+
+    def _transcript(self, messages: Sequence[Message], counter: TokenCounter) -> str:
+        return serialize(messages, counter=counter, tool_output_tokens=self.base.tool_output_tokens)
+
+    def _call(self, name: str, chat: Chat, counter: TokenCounter, max_tokens: int) -> SummaryResult:
+        b = self.base
+        r = complete(chat, endpoint=b.endpoint, prompt_name=name, prompt_text=TEMPLATES[name],
+                     params={"temperature": b.temperature, "max_tokens": max(16, int(max_tokens))},
+                     cache=b.calls, retry=Retry(b.attempts, b.base_delay, b.max_delay))
+        text = r.text.strip()
+        if self.voice == "inspect" and (cut := _ANALYSIS.search(text)) and text.startswith("<analysis>"):
+            text = text[cut.end():].strip()
+        if text and counter.count(text) > max_tokens:
+            text = clip_to_tokens(text, max_tokens, counter, head_share=1.0)
+        error = r.error or (None if text else "the model returned an empty summary")
+        return SummaryResult(text, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_ms, r.model, r.cached, error)

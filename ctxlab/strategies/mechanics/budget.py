@@ -1,0 +1,148 @@
+"""Bringing a context down to a share of its window, cheapest losses first (`Policy`'s ``budget`` tail).
+
+Where the other tails keep a fixed amount (20k tokens, 20 messages, 80%), this one keeps as much
+as fits in the target (a share of the window), and pays for the rest in three steps, each only as
+far as needed:
+
+1. clear the oldest tool outputs, keeping their details (`trail.digest`), but never the newest
+   `Budget.keep_outputs` (observation masking, oldest first, stopping as soon as the context fits);
+2. fold the oldest whole tool groups after the head into the summary (earlier summaries with
+   them, so a merging voice updates one running summary), keeping the newest groups that fit what
+   the head and ``min(summary_max, target / 4)`` for the summary leave;
+3. shrink the largest tool outputs still kept to head and tail, the cut middle's details in
+   the marker (`trail.shrink`), when even the newest group does not fit. The exchange the agent
+   is working on may be over the target alone: then the target gives way to the trigger threshold
+   (the window at most), so the newest output is cut only as far as that needs, and the history
+   around it is not folded for its sake.
+
+The summary may then use up to `Budget.summary_max`, more than the target planned for it, but
+never more than the window leaves (`Selection.summary_cap`): measured on the bundled agent sessions,
+the summary's size matters most to what a compacted context still holds, because its details
+section is the densest record of what the folded turns named.
+
+Cuts fall between tool groups (`tool_groups`), so no call is parted from its result. Counts are
+those of one counter, message overhead and tool definitions (`Budget.fixed`) included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from typing import NamedTuple
+
+from ctxlab.messages import Message
+from ctxlab.strategies.mechanics import trail
+from ctxlab.strategies.mechanics.context import Selection, call_names, tool_groups
+from ctxlab.strategies.mechanics.fit import newest_groups, recount
+from ctxlab.tokens import TokenCounter
+
+_JOINS = 8  # tokens a summary may count more inside its wrapper than alone (merges at the seams)
+_MIN_SHRUNK = 64  # tokens a shrunk output keeps at least (its note), so nothing vanishes silently
+
+
+class Budget(NamedTuple):
+    """What the budget tail aims at, in tokens of its counter.
+
+    Attributes:
+        window: the window.
+        target: the request's tokens to come down to (a share of the window).
+        ceiling: how far an exchange over the target alone is cut: the trigger's threshold, the
+            window at most.
+        fixed: the counter's overhead (tool definitions, reply priming), in every request.
+        summary_max: the summary's cap.
+        wrapper: the summary message's content around ``{summary}`` (the policy's voice).
+        keep_outputs: the newest tool outputs step 1 never clears.
+    """
+
+    window: int
+    target: int
+    ceiling: int
+    fixed: int
+    summary_max: int
+    wrapper: str
+    keep_outputs: int
+
+
+def fit_budget(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, budget: Budget, head: int,
+               start: int, pinned: Collection[int]) -> Selection | None:
+    """Keep ``messages[:head]`` and as much after it as the target holds (see the module docstring);
+    `pinned` messages before the cut are paid for too. None when the context already fits."""
+    target = budget.target - budget.fixed
+    names = call_names(messages)
+    cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, budget.keep_outputs)
+    counts = recount(counts, cleared, counter)
+    if sum(counts) <= target:
+        return Selection(tuple(range(len(messages))), replaced=cleared) if cleared else None
+    held = [i for i in pinned if head <= i]
+    cut, room = _fold_cut(messages, counts, budget, head, start, target, held)
+    shrunk = shrink_largest(messages, counts, counter, names, range(cut, len(messages)), sum(counts[cut:]) - room,
+                            cleared)
+    counts = recount(counts, shrunk, counter)
+    kept = sum(counts[:head]) + sum(counts[cut:]) + sum(counts[i] for i in held if i < cut)
+    # The summary may take more than its share of the target (its details are the densest record
+    # of the folded turns) but never more than the window leaves.
+    wrapper = counter.count_message(Message("user", budget.wrapper.format(summary=""))) + _JOINS
+    cap = max(1, min(budget.summary_max, budget.window - budget.fixed - wrapper - kept))
+    replaced = {i: m for i, m in {**cleared, **shrunk}.items() if i >= cut or i < head}
+    return Selection((*range(head), *range(cut, len(messages))), fold=tuple(range(start, cut)), replaced=replaced,
+                     summary_cap=cap)
+
+
+def _fold_cut(messages: Sequence[Message], counts: Sequence[int], budget: Budget, head: int, start: int, target: int,
+              held: Sequence[int]) -> tuple[int, int]:
+    """Where the kept groups begin, and the room they have (pinned messages before the cut paid)."""
+    reserve = min(budget.summary_max, target // 4)
+    room = target - sum(counts[:head]) - reserve
+    if sum(counts[_newest_group(messages, start):]) > room:
+        # The exchange the agent is working on is over the target alone: it is cut only as far as
+        # the trigger threshold (the window at most) needs, and the history kept within that too.
+        room = budget.ceiling - budget.fixed - sum(counts[:head]) - reserve
+    cut = newest_groups(messages, counts, start, room)
+    return cut, room - sum(counts[i] for i in held if i < cut)
+
+
+def clear_oldest(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, names: dict[str, str],
+                 excess: int, start: int, keep_newest: int) -> dict[int, Message]:
+    """Digests of the oldest tool outputs after `start` that save `excess` tokens (fewer when the
+    outputs run out), never one of the newest `keep_newest` nor one already cleared or cut."""
+    out: dict[int, Message] = {}
+    for i in _clearable(messages, start, keep_newest):
+        if excess <= 0:
+            break
+        message = messages[i]
+        cleared = trail.digest(message, names.get(message.tool_call_id or "", "tool"))
+        saved = counts[i] - counter.count_message(cleared)
+        if saved > 0:
+            out[i] = cleared
+            excess -= saved
+    return out
+
+
+def _clearable(messages: Sequence[Message], start: int, keep_newest: int) -> Iterator[int]:
+    results = [i for i in range(start, len(messages)) if messages[i].role == "tool"]
+    old = results[:-keep_newest] if keep_newest > 0 else results
+    return (i for i in old if messages[i].mark is None)
+
+
+def _newest_group(messages: Sequence[Message], start: int) -> int:
+    groups = tool_groups(messages[start:])
+    return start + groups[-1].start if groups else start
+
+
+def shrink_largest(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, names: dict[str, str],
+                   kept: Sequence[int], excess: int, current: dict[int, Message]) -> dict[int, Message]:
+    """Head+tail cuts of the largest kept tool outputs, largest first, saving `excess` tokens."""
+    out: dict[int, Message] = {}
+    for i in sorted((i for i in kept if messages[i].role == "tool"), key=lambda i: -counts[i]):
+        if excess <= 0:
+            break
+        message = current.get(i, messages[i])
+        allowed = max(counts[i] - excess, _MIN_SHRUNK)
+        cut = trail.shrink(message, allowed, counter, names.get(message.tool_call_id or "", "tool"))
+        saved = counts[i] - counter.count_message(cut)
+        if saved > 0:
+            out[i] = cut
+            excess -= saved
+    return out
+
+
+__all__ = ["Budget", "clear_oldest", "fit_budget", "shrink_largest"]

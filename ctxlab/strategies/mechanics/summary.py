@@ -1,0 +1,180 @@
+"""The summarized middle: the summarizer engine, input trimming, split turns, file lists, placement.
+
+The fold (and a split turn's prefix) becomes one summary message in the agent's voice (`voices`). Summary
+messages inside the fold are earlier summaries: a merging voice (pi-mono) hands them to its update
+prompt as the previous summary; a rolling voice summarizes them again with the rest. The summary
+goes where the agent puts it (`place`):
+
+- ``after_head``: right after the kept head (pi-mono, LangChain: first after the system prompt);
+- ``cut``: where the forgotten range began (OpenHands ``summary_offset``), never before the system
+  prompt;
+- ``end``: after everything kept (Codex, inspect_ai).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, NamedTuple
+
+from ctxlab.errors import CtxlabError
+from ctxlab.messages import Message
+from ctxlab.strategies.mechanics.agent_llm import AgentLLM
+from ctxlab.strategies.mechanics.context import system_prefix
+from ctxlab.strategies.mechanics.langchain_trim import trim_last
+from ctxlab.strategies.mechanics.voices import VOICES, Shaped, Voice, unwrap_voice
+from ctxlab.summarize import Summarizer, SummaryResult, get_summarizer
+from ctxlab.summarize import agent_prompts as ap
+from ctxlab.summarize.llm import LLMSummarizer
+from ctxlab.summarize.message import summary_message
+from ctxlab.summarize.sections import MODIFIED, READ, file_lists_block, parse_summary
+from ctxlab.summarize.toolcalls import file_operations
+from ctxlab.tokens import TokenCounter
+
+PLACEMENTS = ("after_head", "cut", "end")
+Calls = list[tuple[str, SummaryResult]]
+
+
+class Summary(NamedTuple):
+    """The summary text and the summarizer calls that wrote it (with any error)."""
+
+    text: str
+    calls: tuple[tuple[str, SummaryResult], ...] = ()
+    error: str | None = None
+
+
+class Limits(NamedTuple):
+    """How much a summary may take and read, in tokens.
+
+    Attributes:
+        cap: the summary's cap.
+        prefix_cap: a split turn's prefix summary's cap.
+        input_tokens: the summarizer reads only the newest this many tokens of the fold (0: all of it;
+            LangChain trims what it sends).
+        input_counter: the counter `input_tokens` are measured with.
+    """
+
+    cap: int
+    prefix_cap: int
+    input_tokens: int = 0
+    input_counter: TokenCounter | None = None
+
+
+def engine(spec: Any, voice: str) -> Summarizer:
+    """The summarizer: ``extractive`` shaped to the voice, or the LLM prompted as the agent."""
+    if isinstance(spec, str) and spec.split(":", 1)[0] == "extractive":
+        return Shaped(VOICES[voice])
+    built = get_summarizer(spec)
+    if isinstance(built, LLMSummarizer) and voice in VOICES and voice != "ctxlab":
+        return AgentLLM(built, voice)
+    return built
+
+
+def summarize(messages: Sequence[Message], fold: Sequence[int], prefix: Sequence[int], summarizer: Summarizer,
+              counter: TokenCounter, voice: Voice, limits: Limits) -> Summary:
+    """Summarize ``messages[fold]`` (and a split turn's ``messages[prefix]``) in `voice`, within `limits`."""
+    chunk, previous = _inputs(messages, fold, voice, limits)
+    if limits.input_tokens and not chunk:
+        return Summary(voice.empty)
+    calls: Calls = []
+    errors: list[str] = []
+    history = ""
+    if chunk or previous:
+        history = _run(summarizer, "history", chunk, previous, counter, limits.cap, calls, errors)
+    text = history or voice.empty
+    if prefix:
+        turn = _run(summarizer, "turn_prefix", [messages[i] for i in prefix], None, counter, limits.prefix_cap,
+                    calls, errors)
+        text = ap.PI_TURN_CONTEXT.format(history=history if chunk else ap.PI_NO_HISTORY, prefix=turn)
+    if voice.file_tags:
+        text += _file_tags([*chunk, *(messages[i] for i in prefix)], previous)
+    return Summary(text, tuple(calls), "; ".join(errors) or None)
+
+
+def _inputs(messages: Sequence[Message], fold: Sequence[int], voice: Voice,
+            limits: Limits) -> tuple[list[Message], str | None]:
+    """The messages to summarize and, for a merging voice, the earlier summary apart."""
+    chunk = [_raw(voice, messages[i]) for i in fold]
+    previous = None
+    if voice.merges:
+        previous = "\n\n".join(m.text for m in chunk if m.mark == "summary") or None
+        chunk = [m for m in chunk if m.mark != "summary"]
+    if limits.input_tokens and limits.input_counter is not None:
+        chunk = [m for _, m in trim_last(chunk, limits.input_tokens, limits.input_counter, allow_partial=True)]
+    return chunk, previous
+
+
+def _raw(voice: Voice, message: Message) -> Message:
+    """An earlier summary message reduced to its summary text (other messages unchanged)."""
+    return replace(message, content=unwrap_voice(voice, message.text)) if message.mark == "summary" else message
+
+
+def call(summarizer: Summarizer, part: str, chunk: Sequence[Message], previous: str | None, counter: TokenCounter,
+         cap: int) -> SummaryResult:
+    """One summarizer call: the ``history`` (merging `previous`), or a split turn's ``turn_prefix``
+    (with the summarizer's turn-prefix prompt when it has one)."""
+    if part == "turn_prefix" and hasattr(summarizer, "summarize_turn_prefix"):
+        return summarizer.summarize_turn_prefix(chunk, counter=counter, max_tokens=cap)
+    return summarizer.summarize(chunk, previous_summary=previous, counter=counter, max_tokens=cap)
+
+
+def _run(summarizer: Summarizer, part: str, chunk: list[Message], previous: str | None, counter: TokenCounter,
+         cap: int, calls: Calls, errors: list[str]) -> str:
+    """One summarizer call; a failed LLM call falls back to the extractive summarizer in the same voice."""
+    result = call(summarizer, part, chunk, previous, counter, cap)
+    if not isinstance(summarizer, Shaped):
+        calls.append((part, result))
+    if result.ok or isinstance(summarizer, Shaped):
+        return result.text
+    errors.append(f"{part}: {result.error or 'empty summary'}")
+    voice = summarizer.voice if isinstance(summarizer, AgentLLM) else "ctxlab"
+    return _run(Shaped(VOICES[voice]), part, chunk, previous, counter, cap, calls, errors)
+
+
+def _file_tags(messages: Sequence[Message], previous: str | None) -> str:
+    """pi-mono's file lists: read-only and modified files, sorted, carried from the previous summary."""
+    read, modified = file_operations(messages)
+    if previous:
+        earlier = parse_summary(previous)
+        read, modified = [*earlier.get(READ, []), *read], [*earlier.get(MODIFIED, []), *modified]
+    block = file_lists_block(sorted(set(read)), sorted(set(modified)))
+    return f"\n\n{block}" if block else ""
+
+
+def message(messages: Sequence[Message], text: str, sources: Sequence[int], voice: Voice) -> Message:
+    """The summary message in `voice`, standing for ``messages[sources]`` (and what they stood for)."""
+    ids = [s for i in sources for s in (*messages[i].source_ids, messages[i].id) if messages[i].mark == "summary"]
+    ids += [messages[i].id for i in sources if messages[i].mark != "summary"]
+    made = summary_message(text, list(dict.fromkeys(ids)), {m.id for m in messages})
+    return replace(made, content=voice.wrapper.format(summary=text))
+
+
+def place(messages: Sequence[Message], keep: Iterable[int], replaced: Mapping[int, Message], summary: Message | None,
+          where: str, head: int, anchor: int | None) -> list[Message]:
+    """The kept messages in order with the summary inserted `where` (see the module docstring).
+
+    Raises:
+        CtxlabError: an unknown placement.
+    """
+    if where not in PLACEMENTS:
+        raise CtxlabError(f"unknown placement {where!r} (valid: {', '.join(PLACEMENTS)})")
+    n = len(messages)
+    at = {"after_head": head, "end": n, "cut": max(anchor if anchor is not None else n, system_prefix(messages))}[where]
+    out: list[Message] = []
+    pending = summary
+    for i in sorted(keep):
+        if pending is not None and i >= at:
+            out.append(pending)
+            pending = None
+        out.append(replaced.get(i, messages[i]))
+    return out if pending is None else [*out, pending]
+
+
+def carried(messages: Sequence[Message], voice: Voice) -> str | None:
+    """The text of the newest summary message in `messages` (written in `voice`), None without one:
+    what `CompressionResult.summary` reports."""
+    newest = next((m for m in reversed(messages) if m.mark == "summary"), None)
+    return unwrap_voice(voice, newest.text) if newest is not None else None
+
+
+__all__ = ["PLACEMENTS", "Limits", "Summary", "call", "carried", "engine", "message", "place", "summarize"]

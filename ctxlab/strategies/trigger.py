@@ -1,0 +1,142 @@
+"""When a strategy compacts: the `Trigger` vocabulary every strategy shares, and the window it sees.
+
+A strategy is two decisions, as in inspect_ai's ``model/_compaction/`` (the handler checks the
+strategy's ``threshold``; the strategy's ``compact`` only chooses what to keep): *when*, a `Trigger`
+(`BaseStrategy.when`), and *what*, its `plan`, which `BaseStrategy.compress` calls only when the
+trigger fires. An agent compacts by comparing its own token estimate with a threshold derived from
+its model's context window; a `Trigger` says which threshold and which estimate:
+
+- ``always``: every call (LangChain ``trim_messages`` runs before each model call; the seeds that
+  rewrite whatever the budget);
+- ``share``: ``int(window * share)`` (Codex ``context_window * 9 / 10``, inspect_ai 0.9, LangChain
+  ``("fraction", x)``, seed 001's ``int(max_tokens * 0.8)``, seed 004's 80% usage);
+- ``reserve``: ``window - reserve`` (pi-mono ``contextWindow - reserveTokens``);
+- ``tokens``: a fixed count (LangChain ``ClearToolUsesEdit(trigger=100_000)``);
+
+compared with ``>``, or ``>=`` when `inclusive`; `events` adds OpenHands' soft limit (more than
+this many events fires too); `reply` keeps room for the reply below the window before the share or
+the reserve is taken (Claude Code's ``window - min(maxOutputTokens, 20000) - 13000`` is kind
+``reserve``, reserve 13000, reply the model's max output capped at 20000). The tokens are those of
+the whole request (tool definitions included) under `counter`: ``request``, the counter the request is compressed with (`compress(counter=...)`,
+which stands for the usage a provider reports), or an agent's own estimator by name.
+
+The window: ctxlab's `budget` plays the window when no window is configured; with a
+``context_window`` (or a litellm ``model``) a policy sees ``min(budget, window)`` (`window_of`),
+and a seed that keeps a reserve for the reply out of the window itself sees
+``min(budget, window - reserve)`` (`reserved_budget`: seed 003's guard, seed 001 with pi-mono's
+reserve).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxlab.errors import CtxlabError
+from ctxlab.messages import Message
+from ctxlab.models import context_window
+from ctxlab.tokens import TokenCounter, get_counter
+
+KINDS = ("always", "share", "reserve", "tokens")
+REQUEST = "request"  # the request's own counter, the one `compress` is given
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """When to compact (see the module docstring); each kind reads only its own field.
+
+    Attributes:
+        kind: ``always``, ``share``, ``reserve`` or ``tokens``.
+        share: the share of the window (kind ``share``).
+        reserve: tokens left free below the window (kind ``reserve``).
+        tokens: a fixed threshold (kind ``tokens``).
+        inclusive: fire at the threshold itself (``>=``), not only above it.
+        events: also fire above this many events (0: no event limit).
+        counter: ``request`` or the name of the agent's own counter.
+        reply: tokens kept free for the reply below the window (kinds ``share`` and ``reserve``).
+    """
+
+    kind: str = "always"
+    share: float = 0.0
+    reserve: int = 0
+    tokens: int = 0
+    inclusive: bool = False
+    events: int = 0
+    counter: str = REQUEST
+    reply: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise CtxlabError(f"unknown trigger {self.kind!r} (valid: {', '.join(KINDS)})")
+
+    @classmethod
+    def at_share(cls, share: float, *, inclusive: bool = False, counter: str = REQUEST) -> Trigger:
+        return cls("share", share=share, inclusive=inclusive, counter=counter)
+
+    @classmethod
+    def at_reserve(cls, reserve: int, *, inclusive: bool = False, counter: str = REQUEST) -> Trigger:
+        return cls("reserve", reserve=reserve, inclusive=inclusive, counter=counter)
+
+    @classmethod
+    def at_tokens(cls, tokens: int, *, inclusive: bool = False, counter: str = REQUEST) -> Trigger:
+        return cls("tokens", tokens=tokens, inclusive=inclusive, counter=counter)
+
+    def threshold(self, window: int) -> int | None:
+        """The token threshold for a `window` (None: every call)."""
+        if self.kind == "share":
+            return int((window - self.reply) * self.share)
+        if self.kind == "reserve":
+            return window - self.reply - int(self.reserve)
+        if self.kind == "tokens":
+            return int(self.tokens)
+        return None
+
+    def over(self, tokens: int, window: int) -> bool:
+        """Whether `tokens` are past the threshold (always true without one)."""
+        limit = self.threshold(window)
+        if limit is None:
+            return True
+        return tokens >= limit if self.inclusive else tokens > limit
+
+    def fires(self, tokens: int, window: int, events: int = 0) -> bool:
+        """Whether a request of `tokens` (and `events`) compacts in `window`."""
+        return bool(self.events and events > self.events) or self.over(tokens, window)
+
+
+ALWAYS = Trigger()
+
+
+def event_sizes(messages: Sequence[Message]) -> list[int]:
+    """Events per message as OpenHands counts them: one per tool call of an assistant message, else one."""
+    return [len(m.tool_calls) if m.role == "assistant" and m.tool_calls else 1 for m in messages]
+
+
+def configured_window(configured: int = 0, model: str = "") -> int:
+    """The window set explicitly, else the litellm `model`'s (0: none configured).
+
+    Raises:
+        CtxlabError: a model litellm has no window for.
+    """
+    return configured or (context_window(model) if model else 0)
+
+
+def window_of(budget: int, configured: int = 0, model: str = "") -> int:
+    """The window a policy sees: ``min(budget, configured window)``, or `budget` without one."""
+    window = configured_window(configured, model)
+    return min(budget, window) if window else budget
+
+
+def reserved_budget(budget: int, reserve: int, configured: int = 0, model: str = "") -> int:
+    """``min(budget, window - reserve)`` with a configured window (the reply's `reserve` kept out of
+    it), else `budget`."""
+    window = configured_window(configured, model)
+    return min(budget, window - reserve) if window else budget
+
+
+def counter_for(name: str, request: TokenCounter) -> TokenCounter:
+    """The counter named `name`: ``request`` (or "") is the `request` counter itself."""
+    return request if name in ("", REQUEST) else get_counter(name)
+
+
+__all__ = ["ALWAYS", "KINDS", "REQUEST", "Trigger", "configured_window", "counter_for", "event_sizes",
+           "reserved_budget", "window_of"]
