@@ -28,7 +28,7 @@ CONVERSATIONS: Columns = (
 RESULT_ROWS: Columns = (
     ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
     ("conversation_id", "VARCHAR"), ("strategy", "VARCHAR"), ("label", "VARCHAR"), ("params", "JSON"),
-    ("counter", "VARCHAR"), ("budget", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"),
+    ("counter", "VARCHAR"), ("window", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"),
     ("messages_in", "INTEGER"), ("input_messages", "INTEGER"), ("tokens_before", "INTEGER"),
     ("tokens_input", "INTEGER"), ("tokens_after", "INTEGER"), ("retained_ratio", "DOUBLE"),
     ("fits", "BOOLEAN"), ("reason", "VARCHAR"), ("messages_kept", "INTEGER"),
@@ -59,13 +59,13 @@ ESTIMATOR_CONVERSATIONS: Columns = (
 SUMMARIES: Columns = (
     ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
     ("conversation_id", "VARCHAR"), ("strategy", "VARCHAR"), ("label", "VARCHAR"), ("counter", "VARCHAR"),
-    ("budget", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"), ("summary", "VARCHAR"),
+    ("window", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"), ("summary", "VARCHAR"),
     ("summary_tokens", "INTEGER"), ("metrics", "JSON"),
 )
 RECORDED_COMPACTIONS: Columns = (
     ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("conversation_id", "VARCHAR"),
     ("compaction", "INTEGER"), ("cut_index", "INTEGER"), ("at_index", "INTEGER"), ("strategy", "VARCHAR"),
-    ("counter", "VARCHAR"), ("tokens_before", "BIGINT"), ("recorded_tokens_before", "BIGINT"), ("budget", "INTEGER"),
+    ("counter", "VARCHAR"), ("tokens_before", "BIGINT"), ("recorded_tokens_before", "BIGINT"), ("window", "INTEGER"),
     ("tokens_after", "INTEGER"), ("summary_tokens", "INTEGER"), ("fits", "BOOLEAN"), ("fact_recall", "DOUBLE"),
     ("facts_total", "INTEGER"), ("facts_kept", "INTEGER"), ("facts_missing", "JSON"), ("summary", "VARCHAR"),
     ("error", "VARCHAR"),
@@ -79,7 +79,7 @@ RESULT_COSTS: Columns = (
 AGREEMENT_ROWS: Columns = (
     ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("conversation_id", "VARCHAR"),
     ("call", "INTEGER"), ("strategy", "VARCHAR"), ("label", "VARCHAR"), ("params", "JSON"), ("counter", "VARCHAR"),
-    ("budget", "INTEGER"), ("model", "VARCHAR"), ("tokens_sent", "INTEGER"), ("fits", "BOOLEAN"),
+    ("window", "INTEGER"), ("model", "VARCHAR"), ("tokens_sent", "INTEGER"), ("fits", "BOOLEAN"),
     ("recorded_calls", "JSON"), ("recorded_name", "VARCHAR"), ("proposed_name", "VARCHAR"),
     ("proposed_arguments", "VARCHAR"), ("proposed_calls", "INTEGER"), ("proposed_text", "VARCHAR"),
     ("text_answer", "BOOLEAN"), ("name_match", "BOOLEAN"), ("arg_exact", "DOUBLE"), ("arg_overlap", "DOUBLE"),
@@ -150,7 +150,7 @@ class RecordedCompactionRow(NamedTuple):
     counter: str | None = None
     tokens_before: int | None = None
     recorded_tokens_before: int | None = None
-    budget: int | None = None
+    window: int | None = None
     tokens_after: int | None = None
     summary_tokens: int | None = None
     fits: bool | None = None
@@ -188,7 +188,7 @@ class AgreementRow(NamedTuple):
     label: str
     params: str
     counter: str
-    budget: int
+    window: int
     model: str
     tokens_sent: int | None = None
     fits: bool | None = None
@@ -292,7 +292,7 @@ def first_row(result: duckdb.DuckDBPyConnection) -> tuple | None:
 RESULTS_VIEW = """
 CREATE OR REPLACE VIEW results AS
 SELECT r.run_id, r.dataset, r.seq, r.unit, r.conversation_id, r.strategy, r.label, r.params, r.counter,
-       r.budget, r.mode, r.turn, r.messages_in, r.input_messages, r.tokens_before, r.tokens_input,
+       r.window, r.mode, r.turn, r.messages_in, r.input_messages, r.tokens_before, r.tokens_input,
        r.tokens_after, r.retained_ratio, r.fits, r.reason, f.reference, f.reference_tokens_before,
        f.reference_tokens_after, f.fits_reference, r.messages_kept, r.messages_truncated,
        r.messages_dropped, r.messages_added, r.tool_pairs_intact, r.orphan_calls, r.orphan_results,
@@ -339,7 +339,7 @@ def _v3_recorded_compactions(con: duckdb.DuckDBPyConnection) -> None:
 
 UNIT_COSTS_VIEW = """
 CREATE OR REPLACE VIEW unit_costs AS
-SELECT r.run_id, r.dataset, r.seq, r.unit, r.conversation_id, r.strategy, r.label, r.counter, r.budget, r.mode,
+SELECT r.run_id, r.dataset, r.seq, r.unit, r.conversation_id, r.strategy, r.label, r.counter, r.window, r.mode,
        r.turn, c.price_model, c.prompt_tokens, c.input_tokens, c.cache_read_tokens, c.cache_write_tokens,
        c.output_tokens, c.summarizer_cost_usd, c.cost_usd
 FROM result_rows r JOIN result_costs c USING (run_id, dataset, seq, unit)

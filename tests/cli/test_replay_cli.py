@@ -25,11 +25,11 @@ def run(*args: str):
 
 def test_replay_runs_compare_and_sql(tmp_path, source):
     db = str(tmp_path / "c.duckdb")
-    a = run("replay", source, "--db", db, "--strategy", "window_guard", "--budget", "700", "--workers", "0",
+    a = run("replay", source, "--db", db, "--strategy", "window_guard", "--window", "700", "--workers", "0",
             "--name", "small")
     assert a.exit_code == 0, a.output
     assert "small" in a.output and "window_guard" in a.output and "fit o200k" in a.output
-    b = run("replay", source, "--db", db, "--strategy", "window_guard", "--budget", "700", "--workers", "0",
+    b = run("replay", source, "--db", db, "--strategy", "window_guard", "--window", "700", "--workers", "0",
             "--counter", "seed", "--reference", "o200k_base", "--reference", "cl100k_base", "--name", "seeded")
     assert b.exit_code == 0, b.output
     assert "chars3" in b.output and "fit cl100k" in b.output
