@@ -98,6 +98,8 @@ def run_info(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
     for key in _JSON_FIELDS:
         value = info.get(key)
         info[key] = json.loads(value) if isinstance(value, str) and value else (value or {})
+    if "budgets" in info["config"]:  # a run stored before issue 21 named its windows "budgets"
+        info["config"].setdefault("windows", info["config"].pop("budgets"))
     return info
 
 

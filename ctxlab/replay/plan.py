@@ -83,7 +83,8 @@ def run_identity(config: ReplayConfig, entries: Sequence[Entry], fingerprints: d
     if grounded(config):  # runs measured before the grounded measures existed lack their rows
         identity["grounded"] = GROUNDED_VERSION
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
-    stored = {**asdict(config), **identity, "strategies": [e.label for e in entries],
+    kept = {k: v for k, v in identity.items() if k != "budgets"}  # stored as "windows" (asdict)
+    stored = {**asdict(config), **kept, "strategies": [e.label for e in entries],
               "counters": sorted({e.counter for e in entries})}
     return digest, stored
 

@@ -21,10 +21,11 @@ SUMMARY_KEYS = ("label", "counter", "window", "mode")
 
 
 def runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every run, newest first, with its totals."""
+    """Every run, newest first, with its totals (a run stored before issue 21 has its windows under
+    the config key ``budgets``)."""
     return con.execute("""
         SELECT run_id, name, status, started_at, finished_at, conversations, units, errors, skips, wall_s,
-               config->>'counters' AS counters, config->>'windows' AS windows,
+               config->>'counters' AS counters, coalesce(config->>'windows', config->>'budgets') AS windows,
                config->>'modes' AS modes, config->>'sources' AS sources
         FROM runs ORDER BY started_at DESC""").df()
 
