@@ -228,8 +228,17 @@ def sql(query: Annotated[str, typer.Argument(help="SQL over the views results, e
         try:
             df = con.execute(query).df()
         except duckdb.Error as exc:
-            raise CtxlabError(f"query failed: {exc}") from None
+            raise CtxlabError(f"query failed: {exc}{_window_hint(query, exc)}") from None
     console().print(df_table(df, f"{len(df):,} row(s)", max_rows=max_rows))
+
+
+def _window_hint(query: str, exc: Exception) -> str:
+    """A hint when a query that failed to parse names the column window bare (DuckDB reserves it)."""
+    import re
+
+    bare = re.search(r'(?<![."\w])window(?![\w"])', query, re.IGNORECASE)
+    return ('\nhint: window is a reserved word in DuckDB: write "window" or qualify it, r.window '
+            "(docs/store.md)") if bare and "Parser Error" in str(exc) else ""
 
 
 @command()
