@@ -5,7 +5,7 @@ examples re-run the strategy on the stored conversation record (`ctxlab.store.co
 strategies are deterministic, so this reproduces the stored unit exactly.
 
     from ctxlab.analysis import explain
-    result = explain.rerun(conversation, "window_guard", budget=4000, counter="o200k_base")
+    result = explain.rerun(conversation, "window_guard", window=4000, counter="o200k_base")
     table = explain.message_fates(conversation.messages, result)
 """
 
@@ -40,12 +40,12 @@ def uses_llm(strategy: Any) -> bool:
     return bool(strategy.spec.uses_llm())
 
 
-def rerun(conversation: Conversation, spec: str, *, budget: int, counter: str = "o200k_base",
+def rerun(conversation: Conversation, spec: str, *, window: int, counter: str = "o200k_base",
           params: Mapping[str, Any] | None = None, upto: int | None = None) -> CompressionResult:
     """Compress the conversation (its first `upto` messages, default all) again, in process."""
     strategy = build_strategy(spec, params)
     messages = conversation.messages if upto is None else conversation.messages[:upto]
-    return strategy.compress(messages, budget, counter=counter, tools=conversation.tools)
+    return strategy.compress(messages, window, counter=counter, tools=conversation.tools)
 
 
 def message_text(message: Message) -> str:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 @command()
 def compactions(
     sources: Sources,
-    counter: Annotated[str, typer.Option(help="Counter for every size (and the strategies' budget).")] = "o200k_base",
+    counter: Annotated[str, typer.Option(help="Counter for every size (and the window the strategies are given).")] = "o200k_base",
     strategy: Annotated[list[str] | None, typer.Option(
         help="ctxlab strategy spec(s) to compare with the agent.", show_default="compaction, sliding_window")] = None,
     limit: Limit = None,

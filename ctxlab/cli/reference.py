@@ -39,7 +39,7 @@ def _command_md(title: str, command: Any) -> str:
     arguments = " ".join(p.name.upper() + ("..." if p.nargs == -1 else "")
                          for p in command.params if _is_argument(p))
     lines = [f"### `{title}{' ' + arguments if arguments else ''}`", "", _clean(command.help or ""), ""]
-    rows = [_param_row(p) for p in command.params]
+    rows = [_param_row(p) for p in command.params if not getattr(p, "hidden", False)]  # e.g. replay's --budget
     if rows:
         lines += ["| option | default | help |", "|---|---|---|", *rows, ""]
     return "\n".join(lines)

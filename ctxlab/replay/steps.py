@@ -37,7 +37,7 @@ class Step(NamedTuple):
     latency_ms: float
 
 
-def replay_steps(strategy: BaseStrategy, conv: Conversation, budget: int, counter: TokenCounter,
+def replay_steps(strategy: BaseStrategy, conv: Conversation, window: int, counter: TokenCounter,
                  mode: str) -> Iterator[Step]:
     """The compressions of `conv` by `strategy` in `mode` (``final`` or ``per-turn``), in order.
 
@@ -52,17 +52,17 @@ def replay_steps(strategy: BaseStrategy, conv: Conversation, budget: int, counte
         end = len(conv.messages) if upto is None else upto
         # Per-turn: the agent sends what it sent last time plus what happened since.
         context = (*live, *conv.messages[consumed:end])
-        result, error, latency = _compress(strategy, context, budget, counter, conv.tools)
+        result, error, latency = _compress(strategy, context, window, counter, conv.tools)
         yield Step(turn, upto, context, result, error, latency)
         # After a failure the agent starts over from its full history.
         live, consumed = (result.messages, end) if result is not None else ((), 0)
 
 
-def _compress(strategy: BaseStrategy, context: Sequence[Message], budget: int, counter: TokenCounter,
+def _compress(strategy: BaseStrategy, context: Sequence[Message], window: int, counter: TokenCounter,
               tools: Sequence[Any]) -> tuple[CompressionResult | None, str | None, float]:
     started = time.perf_counter()
     try:
-        result = strategy.compress(context, budget, counter=counter, tools=tools)
+        result = strategy.compress(context, window, counter=counter, tools=tools)
     except Exception as exc:  # one strategy failing on one conversation is a row, not a crash
         return None, f"{type(exc).__name__}: {exc}", (time.perf_counter() - started) * 1000
     return result, None, result.elapsed * 1000

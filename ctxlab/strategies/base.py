@@ -106,7 +106,9 @@ class BaseStrategy:
 
         Args:
             messages: OpenAI chat dicts or `Message` objects.
-            budget: the token budget for the whole request.
+            budget: the token budget for the whole request, what the caller gives the strategy to
+                fit in. A replay gives it the window (`ReplayConfig.windows`, the store's ``window``
+                column); a strategy with its own configured window may aim lower (`window`).
             counter: a counter name (see `ctxlab.list_counters`) or a `TokenCounter`.
             tools: the tool definitions sent with the request.
         """

@@ -44,6 +44,8 @@ class CompressionResult:
     Every input id is in exactly one of `kept_ids`, `truncated_ids` and `dropped_ids`. `summary` is
     the text of the newest summary message the result carries (made by this call or carried in from
     an earlier one, without its wrapper), None when it carries none (or the strategy writes none).
+    `budget` is what `compress` was given to fit in; in a replay that is the window (the store's
+    ``window`` column): ctxlab keeps the contract's word and names it the window everywhere else.
     """
 
     messages: tuple[Message, ...]
@@ -77,6 +79,7 @@ class Request:
 
     `counter` is the request counter, the one `compress` was given: `fits` and `tokens_after` are
     its, and a `Trigger` or a tail names it ``request`` (an agent's own estimator by its name).
+    `budget` is what the request must fit in (in a replay, the window; see `CompressionResult`).
     """
 
     messages: tuple[Message, ...]

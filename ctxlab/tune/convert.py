@@ -82,7 +82,7 @@ def limit(inclusive: bool | None = None, unset: Unset = None, cap: bool = False)
 
 def reserve(unset: Unset = None, summary_caps: bool = False) -> Conversion:
     """Tokens kept free below the window: compact above ``window - value`` (pi ``reserveTokens``,
-    opencode ``compaction.reserved``). With `summary_caps`, pi's summary budgets follow it:
+    opencode ``compaction.reserved``). With `summary_caps`, pi's summary caps follow it:
     ``floor(0.8 x value)`` for the summary and ``floor(0.5 x value)`` for a split turn's prefix."""
     def encode(value: Any, window: int) -> Params:
         if value is None:

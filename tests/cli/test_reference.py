@@ -41,3 +41,4 @@ def test_cli_reference_has_every_command_and_its_options():
     for command in ("replay", "recommend", "cost", "logs check", "calibrate", "demo"):
         assert f"### `ctxlab {command}" in text, command
     assert "`--price-model`" in text and "`--window`" in text
+    assert "`--budget`" not in text  # replay's hidden alias of --window (docs/cli.md says so in prose)
