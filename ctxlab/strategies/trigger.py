@@ -9,7 +9,9 @@ its model's context window; a `Trigger` says which threshold and which estimate:
 - ``always``: every call (LangChain ``trim_messages`` runs before each model call; the seeds that
   rewrite whatever the budget);
 - ``share``: ``int(window * share)`` (Codex ``context_window * 9 / 10``, inspect_ai 0.9, LangChain
-  ``("fraction", x)``, seed 001's ``int(max_tokens * 0.8)``, seed 004's 80% usage);
+  ``("fraction", x)``, seed 001's ``int(max_tokens * 0.8)``, seed 004's 80% usage); with a
+  ``reserve`` as well, never above ``window - reserve`` (Claude Code's percentage override only
+  lowers its threshold);
 - ``reserve``: ``window - reserve`` (pi-mono ``contextWindow - reserveTokens``);
 - ``tokens``: a fixed count (LangChain ``ClearToolUsesEdit(trigger=100_000)``);
 - ``idle``: the newest message came more than ``idle_minutes`` after the newest assistant message
@@ -55,12 +57,13 @@ REQUEST = "request"  # the request's own counter, the one `compress` is given
 
 @dataclass(frozen=True, slots=True)
 class Trigger:
-    """When to compact (see the module docstring); each kind reads only its own field.
+    """When to compact (see the module docstring); each kind reads its own field (``share`` also a
+    ``reserve``, as a ceiling).
 
     Attributes:
         kind: ``always``, ``share``, ``reserve``, ``tokens`` or ``idle``.
         share: the share of the window (kind ``share``).
-        reserve: tokens left free below the window (kind ``reserve``).
+        reserve: tokens left free below the window (kind ``reserve``; a ceiling for ``share``).
         tokens: a fixed threshold (kind ``tokens``).
         inclusive: fire at the threshold itself (``>=``), not only above it.
         events: also fire above this many events (0: no event limit).
@@ -102,7 +105,10 @@ class Trigger:
     def threshold(self, window: int) -> int | None:
         """The token threshold for a `window` (None: every call, or no token threshold: ``idle``)."""
         if self.kind == "share":
-            return int((window - self.reply) * self.share)
+            share = int((window - self.reply) * self.share)
+            # With a reserve too, the share can only lower the threshold (Claude Code's
+            # CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: min(effective x pct, effective - buffer)).
+            return min(share, window - self.reply - int(self.reserve)) if self.reserve else share
         if self.kind == "reserve":
             return window - self.reply - int(self.reserve)
         if self.kind == "tokens":

@@ -65,9 +65,11 @@ def test_the_reply_room_is_the_models_max_output_at_most_20000() -> None:
     assert large.when().threshold(WINDOW) == 167_000
 
 
-def test_the_percentage_override_is_a_share_of_the_window_less_the_reply() -> None:
+def test_the_percentage_override_is_a_share_of_the_window_less_the_reply_never_higher() -> None:
     s = get_strategy("claude_code", trigger="share", trigger_share=0.8)  # CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=80
     assert s.when().threshold(WINDOW) == int((WINDOW - 20_000) * 0.8) == 144_000
+    # It only lowers the threshold: 95% of 180,000 is 171,000, above the default 167,000.
+    assert get_strategy("claude_code", trigger="share", trigger_share=0.95).when().threshold(WINDOW) == 167_000
 
 
 def test_recorded_usage_counts_the_previous_prompt_plus_every_message_after_it() -> None:

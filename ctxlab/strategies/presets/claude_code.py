@@ -59,8 +59,8 @@ compaction (CLAUDE.md, up to five recently read files of at most 5,000 tokens ea
 the todo list, invoked skills) is not in ctxlab's messages, so ctxlab's context after a compaction
 is smaller (by 7-10k tokens on the real logs). The transcript-path sentence of Claude Code's
 wrapper is left out (ctxlab has no transcript file to name). ``CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`` is
-``trigger=share`` with ``trigger_share`` the percentage / 100 of ``window - trigger_reply``; Claude
-Code takes the smaller of it and the default threshold, ctxlab takes it as given.
+``trigger=share`` with ``trigger_share`` the percentage / 100 of ``window - trigger_reply``, at most
+the default threshold (``trigger_reserve`` stays the ceiling), as in Claude Code.
 ``DISABLE_AUTO_COMPACT`` is ctxlab's ``noop``. Subagent and session-memory compaction, the failure
 circuit breaker and the prompt-too-long retry are not modelled. ``summary_max_tokens`` (20,000) is
 Claude Code's cap on the summary reply; the logs' summaries are about 4,000 tokens.
@@ -96,7 +96,7 @@ CLAUDE_CODE = preset("claude_code", Policy, {
         ("voice", "the nine-section summary, `isCompactSummary` user message"),
         ("summary_max_tokens", "`MAX_OUTPUT_TOKENS_FOR_SUMMARY`"),
         ("trigger_share", "`CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` / 100, with `trigger=share` (of the window less "
-                          "`trigger_reply`)"),
+                          "`trigger_reply`; never above the default threshold)"),
         ("context_window", "the model's window (200,000; 1,000,000 with `[1m]`), `CLAUDE_CODE_AUTO_COMPACT_WINDOW`; "
                            "0: the replay's budget"),
         ("summary_instructions", "`/compact <instructions>`, `## Compact Instructions` in CLAUDE.md")))
