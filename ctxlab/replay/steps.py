@@ -60,7 +60,7 @@ def replay_steps(strategy: BaseStrategy, conv: Conversation, budget: int, counte
     points: list[tuple[int | None, int]] = [(None, -1)] if mode == "final" else [(t, t) for t in turn_indices(conv)]
     if after_last and mode != "final":
         points.append((n, n))
-    calls = [Recorded(*call) for call in calls_before_compaction(conv)]
+    calls = recorded_calls(conv)
     stateless = getattr(strategy, "stateless", False)
     live: tuple[Message, ...] = ()
     consumed = 0
@@ -75,6 +75,14 @@ def replay_steps(strategy: BaseStrategy, conv: Conversation, budget: int, counte
         # After a failure the agent starts over from its full history (a stateless one always does).
         live, consumed = (result.messages, end) if result is not None and not stateless else ((), 0)
         pristine = result is None or stateless or (pristine and result.messages == context)
+
+
+def recorded_calls(conv: Conversation, end: int | None = None) -> tuple[Recorded, ...]:
+    """The provider usage `conv`'s log recorded for calls whose prompts were its own history
+    (`calls_before_compaction`), those whose reply is in ``messages[:end]`` (all by default): what a
+    strategy compressing that history may be handed as `Request.recorded`."""
+    limit = len(conv.messages) if end is None else end
+    return tuple(Recorded(*call) for call in calls_before_compaction(conv) if call[0] < limit)
 
 
 def _compress(strategy: BaseStrategy, context: Sequence[Message], budget: int, counter: TokenCounter,

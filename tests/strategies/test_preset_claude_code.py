@@ -160,3 +160,24 @@ def test_it_compacts_at_the_call_where_claude_code_did(conversation_id: str) -> 
     assert fired["signal"] == "recorded usage" and fired["threshold"] == 167_000
     # What it measured is within 1% of what Claude Code logged (compactMetadata.preTokens).
     assert abs(fired["tokens"] - SESSIONS[conversation_id]) < 0.01 * SESSIONS[conversation_id]
+
+
+def test_a_pipeline_hands_recorded_usage_on_while_no_step_changed_the_input() -> None:
+    messages = session(1)
+    recorded = [Recorded(4, 166_499, 7)]
+    unchanged = get_strategy("pipeline", steps=("noop", "claude_code"))
+    assert len(unchanged.compress(messages, WINDOW, counter="chars4", recorded=recorded).messages) == 2
+    # A step that clears a tool result first: the log's prompts no longer describe the input.
+    changed = get_strategy("pipeline", steps=("anthropic_context_editing:trigger_tokens=0,mask_keep=0", "claude_code"))
+    r = changed.compress(messages, WINDOW, counter="chars4", recorded=recorded)
+    assert len(r.messages) == 6 and not any(e.name == FIRED for e in r.events)
+
+
+def test_the_explorer_rerun_hands_the_logs_recorded_usage() -> None:
+    from ctxlab.analysis import explain
+    from ctxlab.messages import Conversation
+
+    calls = [{"index": 4, "model": "m", "prompt_tokens": 166_499, "output_tokens": 7}]
+    conv = Conversation("c", session(1), meta={"provider_calls": calls})
+    assert len(explain.rerun(conv, "claude_code", budget=WINDOW, counter="chars4").messages) == 2
+    assert len(explain.rerun(conv, "claude_code", budget=WINDOW, counter="chars4", upto=4).messages) == 4
