@@ -32,8 +32,9 @@ A preset is a `Policy` subclass with other defaults (`preset`). Class attributes
 faithful preset does that ctxlab's invariants forbid (``breaks_tool_pairs``, ``drops_pinned``);
 otherwise the pinned messages (system prompt, newest user message) are always kept. Others:
 ``minimums`` (fields the source refuses below a value, with why), ``bills_summary`` (the source
-bills its summarization pass even when ctxlab summarizes offline: an estimated ``summary_call``). Specs stored
-before the fields were split by unit (``trigger_value``, ``tail_value``) still build (`legacy`).
+bills its summarization pass even when ctxlab summarizes offline: an estimated ``summary_call``).
+Specs stored before the fields were split by unit (``trigger_value``, ``tail_value``) still build
+(`legacy`).
 """
 
 from __future__ import annotations
@@ -122,6 +123,15 @@ class Policy(BaseStrategy):
                 raise ValueError(f"{name} must be one of {', '.join(valid)}, not {getattr(self, name)!r}")
         if self.passes < 1 or self.summary_max_tokens < 1:
             raise ValueError("passes and summary_max_tokens must be at least 1")
+        self._check_sources_limits()
+        window_of(1, self.context_window, self.model)  # an unknown model fails now, not mid-replay
+        if self.may_break_tool_pairs and not self.breaks_tool_pairs:
+            raise ValueError(f"tail={self.tail} with snap={self.snap} can orphan tool results; use a snap (or "
+                             "repair_orphans, start_on_user), or a preset class that declares breaks_tool_pairs")
+
+    def _check_sources_limits(self) -> None:
+        """Tool-name lists from a command line, instructions only for a voice that reads them, and
+        what the source refuses (`minimums`)."""
         for name in NAMES:
             value = getattr(self, name)
             if isinstance(value, str):  # "Read|Bash" from a command-line spec
@@ -132,10 +142,6 @@ class Policy(BaseStrategy):
         for name, least, why in self.minimums:
             if getattr(self, name) < least:
                 raise ValueError(f"{name} must be at least {least:g} ({why}), not {getattr(self, name)!r}")
-        window_of(1, self.context_window, self.model)  # an unknown model fails now, not mid-replay
-        if self.may_break_tool_pairs and not self.breaks_tool_pairs:
-            raise ValueError(f"tail={self.tail} with snap={self.snap} can orphan tool results; use a snap (or "
-                             "repair_orphans, start_on_user), or a preset class that declares breaks_tool_pairs")
 
     @classmethod
     def upgrade_params(cls, params: dict[str, Any]) -> dict[str, Any]:
