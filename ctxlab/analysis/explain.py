@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ctxlab.messages import Conversation, Message
+from ctxlab.replay.steps import recorded_calls
 from ctxlab.strategies import CompressionResult, StrategySpec, get_strategy, strategy_params
 from ctxlab.tokens import get_counter
 
@@ -42,10 +43,12 @@ def uses_llm(strategy: Any) -> bool:
 
 def rerun(conversation: Conversation, spec: str, *, window: int, counter: str = "o200k_base",
           params: Mapping[str, Any] | None = None, upto: int | None = None) -> CompressionResult:
-    """Compress the conversation (its first `upto` messages, default all) again, in process."""
+    """Compress the conversation (its first `upto` messages, default all) again, in process, with
+    the provider usage its log recorded for the calls before (as the replay hands it)."""
     strategy = build_strategy(spec, params)
     messages = conversation.messages if upto is None else conversation.messages[:upto]
-    return strategy.compress(messages, window, counter=counter, tools=conversation.tools)
+    return strategy.compress(messages, window, counter=counter, tools=conversation.tools,
+                             recorded=recorded_calls(conversation, len(messages)))
 
 
 def message_text(message: Message) -> str:

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from ctxlab.messages import Message
 from ctxlab.strategies.registry import StrategySpec
+from ctxlab.strategies.signals import Recorded
 from ctxlab.summarize.message import unwrap
 from ctxlab.tokens import TokenCounter
 
@@ -80,12 +81,15 @@ class Request:
     `counter` is the request counter, the one `compress` was given: `fits` and `tokens_after` are
     its, and a `Trigger` or a tail names it ``request`` (an agent's own estimator by its name).
     `budget` is what the request must fit in (in a replay, the window; see `CompressionResult`).
+    `recorded` is what an agent log says the provider counted for the calls before this request
+    (never this call's or a later one's), while `messages` still begin with what those calls saw.
     """
 
     messages: tuple[Message, ...]
     budget: int
     counter: TokenCounter
     tools: Tools = ()
+    recorded: tuple[Recorded, ...] = ()
 
     @cached_property
     def counts(self) -> list[int]:

@@ -112,6 +112,10 @@ def test_xss_conversation_stays_text(server: str, page: object):
     page.wait_for_function("() => [...document.querySelectorAll('input[role=combobox]')]"
                            ".some(e => e.value.includes('xss-<script>'))", timeout=RENDER_TIMEOUT_MS)
     page.wait_for_timeout(1500)  # the rerun with the new conversation
+    # A strategy that writes a summary at the default budget (the first variant may not compact).
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Strategy [counter]").first.click()
+    page.get_by_role("option").filter(has_text="codex [").first.click()
+    page.wait_for_timeout(1500)
     expander = page.locator('[data-testid="stExpander"]').filter(has_text="added").first
     expander.locator("summary").click()
     expander.get_by_text("<script>alert(1)</script>", exact=False).first.wait_for(timeout=RENDER_TIMEOUT_MS)

@@ -50,6 +50,8 @@ EXTRA: list[tuple[str, dict[str, Any]]] = [
     ("openhands", {"trigger_events": 8, "keep_first": 1, "summary_max_tokens": 200}),
     ("inspect_trim", {"keep_message_share": 0.4}),
     ("inspect_edit", {"mask_keep": 1, "trigger_share": 0.1}),
+    ("claude_code", {"trigger_reserve": 0, "trigger_reply": 0, "summary_max_tokens": 200}),
+    ("anthropic_context_editing", {"trigger_tokens": 0, "mask_keep": 1, "mask_inputs": True, "mask_at_least": 20}),
     ("recommended", {"trigger_share": 0.3, "target_share": 0.2, "mask_keep": 1, "summary_max_tokens": 200}),
     ("policy", {"tail": "recent_messages", "keep_messages": 3, "snap": "group_start", "middle": "summarize",
                 "summary_max_tokens": 200, "placement": "cut"}),

@@ -184,7 +184,7 @@ def test_voices_render_and_read_back_their_sections() -> None:
 def test_strategies_details_shows_changed_parameters_and_sources() -> None:
     result = CliRunner().invoke(app, ["strategies", "--details"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
-    line = next(x for x in result.output.splitlines() if "trigger='reserve'" in x)
+    line = next(x for x in result.output.splitlines() if "trigger_reserve=16384" in x)  # pi's row
     assert "keep_tokens=20000" in line and "mask_keep" not in line  # only what pi changes
     assert "badlogic/pi-mono" in result.output and "inspect_ai 0.3.285" in result.output
 

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
+from ctxlab.strategies.base import SUMMARY_CALL, Event
 from ctxlab.strategies.mechanics.agent_llm import AgentLLM
 from ctxlab.strategies.mechanics.context import system_prefix
 from ctxlab.strategies.mechanics.langchain_trim import trim_last
@@ -60,13 +61,14 @@ class Limits(NamedTuple):
     input_counter: TokenCounter | None = None
 
 
-def engine(spec: Any, voice: str) -> Summarizer:
-    """The summarizer: ``extractive`` shaped to the voice, or the LLM prompted as the agent."""
+def engine(spec: Any, voice: str, instructions: str = "") -> Summarizer:
+    """The summarizer: ``extractive`` shaped to the voice (which has no use for `instructions`), or
+    the LLM prompted as the agent, with the user's `instructions` where the agent takes them."""
     if isinstance(spec, str) and spec.split(":", 1)[0] == "extractive":
         return Shaped(VOICES[voice])
     built = get_summarizer(spec)
     if isinstance(built, LLMSummarizer) and voice in VOICES and voice != "ctxlab":
-        return AgentLLM(built, voice)
+        return AgentLLM(built, voice, instructions)
     return built
 
 
@@ -141,6 +143,15 @@ def _file_tags(messages: Sequence[Message], previous: str | None) -> str:
     return f"\n\n{block}" if block else ""
 
 
+def billed_pass(input_tokens: int, output_tokens: int, model: str) -> Event:
+    """The `SUMMARY_CALL` event of a summarization pass the source bills although ctxlab wrote the
+    summary offline (Anthropic's compaction: an extra sampling iteration over the whole context),
+    marked ``estimated``: the input is the context it summarized, the output the summary."""
+    return Event(SUMMARY_CALL, {"part": "history", "model": model, "input_tokens": input_tokens,
+                                "output_tokens": output_tokens, "cost_usd": 0.0, "latency_ms": 0.0, "cached": False,
+                                "error": None, "estimated": True})
+
+
 def message(messages: Sequence[Message], text: str, sources: Sequence[int], voice: Voice) -> Message:
     """The summary message in `voice`, standing for ``messages[sources]`` (and what they stood for)."""
     ids = [s for i in sources for s in (*messages[i].source_ids, messages[i].id) if messages[i].mark == "summary"]
@@ -177,4 +188,5 @@ def carried(messages: Sequence[Message], voice: Voice) -> str | None:
     return unwrap_voice(voice, newest.text) if newest is not None else None
 
 
-__all__ = ["PLACEMENTS", "Limits", "Summary", "call", "carried", "engine", "message", "place", "summarize"]
+__all__ = ["PLACEMENTS", "Limits", "Summary", "billed_pass", "call", "carried", "engine", "message", "place",
+           "summarize"]

@@ -53,6 +53,11 @@ class Voice(NamedTuple):
 
 G, C, D, R, M, X, E, P, N, K, T = (s.GOAL, s.CONSTRAINTS, s.DECISIONS, s.READ, s.MODIFIED, s.COMMANDS, s.ERRORS,
                                    s.PROGRESS, s.NEXT, s.CONTEXT, s.DETAILS)
+# The nine sections of inspect_ai's prompt (and Claude Code's): the extractive summarizer has no
+# list of every user message (6) nor a separate optional next step (9), so those stay out.
+_NINE: Shape = (("1. Primary Request and Intent", (G, C)), ("2. Key Technical Concepts", (D,)),
+                ("3. Files and Code Sections", (M, R, T)), ("4. Errors and fixes", (E,)), ("5. Problem Solving", (P,)),
+                ("7. Pending Tasks", (N,)), ("8. Current Work", (K, X)))
 # The details trail (`s.DETAILS`) goes under the header each agent's prompt asks for references in.
 VOICES: dict[str, Voice] = {
     "ctxlab": Voice(ap.PI_SUMMARY_WRAPPER, merges=True),
@@ -71,10 +76,9 @@ VOICES: dict[str, Voice] = {
     "openhands": Voice(ap.OPENHANDS_SUMMARY_WRAPPER, (
         ("USER_CONTEXT", (G, C)), ("COMPLETED", (P, D)), ("PENDING", (N,)), ("CURRENT_STATE", (K,)),
         ("CODE_STATE", (R, T)), ("TESTS", (E,)), ("CHANGES", (M, X))), style="label"),
-    "inspect": Voice(ap.INSPECT_SUMMARY_WRAPPER, (
-        ("1. Primary Request and Intent", (G, C)), ("2. Key Technical Concepts", (D,)),
-        ("3. Files and Code Sections", (M, R, T)), ("4. Errors and fixes", (E,)), ("5. Problem Solving", (P,)),
-        ("7. Pending Tasks", (N,)), ("8. Current Work", (K, X))), style="label"),
+    "inspect": Voice(ap.INSPECT_SUMMARY_WRAPPER, _NINE, style="label"),
+    "claude_code": Voice(ap.CLAUDE_CODE_SUMMARY_WRAPPER, _NINE, style="label"),
+    "anthropic": Voice(ap.ANTHROPIC_SUMMARY_WRAPPER),
 }
 _LABEL = re.compile(r"^\s*(?:#{1,6}\s*)?(.+?)\s*:?\s*$")
 

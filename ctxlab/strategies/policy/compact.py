@@ -17,6 +17,7 @@ from ctxlab.strategies.mechanics.voices import VOICES
 from ctxlab.strategies.policy import tails
 from ctxlab.strategies.policy.job import Job
 from ctxlab.strategies.policy.parts import Parts
+from ctxlab.strategies.trigger import REQUEST
 from ctxlab.summarize import Summarizer
 
 MIDDLES = ("drop", "mask", "summarize")
@@ -77,13 +78,22 @@ def _pass(parts: Parts, engine: Summarizer, job: Job, drops_pinned: bool) -> Pas
 
 
 def _masks(parts: Parts, job: Job, keep: set[int]) -> dict[int, Message]:
-    """The cleared tool results among the kept messages (middle ``mask``)."""
+    """The cleared tool results among the kept messages (middle ``mask``): of the tools it may
+    clear, with their calls' inputs when it clears those, and only when that frees at least
+    ``at_least`` tokens under the trigger's counter."""
     middle = parts.middle
     if middle.kind != "mask":
         return {}
     kept = sorted(keep)
-    masked = mask.clear_tool_results([job.messages[i] for i in kept], middle.mask_keep, middle.mask_placeholder,
-                                     middle.mask_order)
+    messages = [job.messages[i] for i in kept]
+    masked = mask.clear_tool_results(messages, middle.mask_keep, middle.mask_placeholder, middle.mask_order,
+                                     middle.tools)
+    if middle.inputs:
+        masked |= mask.clear_inputs(messages, masked)
+    if middle.at_least:
+        counts = job.counts(parts.trigger.counter)
+        masked = mask.at_least(masked, [counts[i] for i in kept], job.counter(parts.trigger.counter).count_message,
+                               middle.at_least)
     return {kept[i]: m for i, m in masked.items()}
 
 
@@ -98,7 +108,10 @@ def _summary(parts: Parts, engine: Summarizer, job: Job, sel: Selection,
     done = summary.summarize(job.messages, sel.fold, sel.prefix, engine, job.request.counter, voice, limits)
     gone = [i for i in (*sel.fold, *sel.prefix) if i not in keep]
     note = summary.message(job.messages, done.text, gone, voice) if done.text else None
-    return note, [summary_call(part, c) for part, c in done.calls]
+    calls = [summary_call(part, c) for part, c in done.calls]
+    if writing.billed and not calls and note is not None:  # the source's own summarization pass
+        calls.append(summary.billed_pass(job.total(REQUEST), job.request.counter.count(done.text), writing.model))
+    return note, calls
 
 
 def _strip_trailing(job: Job, keep: set[int], how: str) -> set[int]:

@@ -5,10 +5,12 @@ onto the mechanics' typed arguments, in this one place:
 
 ==================  ==========================================================================
 when (`Trigger`)    ``context_window``/``model`` (the window), ``trigger`` (always, share,
-                    reserve, tokens) with its own size: ``trigger_share``, ``trigger_reserve`` or
-                    ``trigger_tokens``; ``trigger_reply`` (room for the reply, at most the
-                    model's max output), ``trigger_inclusive``, ``trigger_events`` (also compact
-                    above this many events), ``trigger_counter`` (the agent's counter)
+                    reserve, tokens, idle) with its own size: ``trigger_share``,
+                    ``trigger_reserve``, ``trigger_tokens`` or ``trigger_idle_minutes``;
+                    ``trigger_reply`` (room for the reply, at most the model's max output),
+                    ``trigger_inclusive``, ``trigger_events`` (also compact above this many
+                    events), ``trigger_counter`` (the agent's counter), ``trigger_recorded``
+                    (anchor on the provider usage an agent log recorded)
 kept head           `cuts`: ``head`` (system, first_system, input, none), ``keep_first`` (events),
                     ``fold_previous`` (earlier summaries right after the head are merged)
 kept tail           `tails`: ``tail`` (all, none, recent_tokens, recent_messages, user_messages,
@@ -18,16 +20,21 @@ kept tail           `tails`: ``tail`` (all, none, recent_tokens, recent_messages
                     ``strip_trailing_assistant``
 cut snapping        `cuts`: ``snap`` (none, valid_cut, owner, group_start), ``split_turns``
 middle              ``middle`` (drop, mask, summarize); `mask`: ``mask_keep``, ``mask_placeholder``,
-                    ``mask_order``; `summary`: ``summarizer``, ``voice``, ``summary_max_tokens``,
-                    ``prefix_max_tokens``, ``summary_input_tokens``
+                    ``mask_order``, ``mask_include``/``mask_exclude`` (tool names; a string
+                    separates them with ``|``), ``mask_at_least`` (tokens), ``mask_inputs``;
+                    `summary`: ``summarizer``, ``voice``, ``summary_max_tokens``,
+                    ``prefix_max_tokens``, ``summary_input_tokens``, ``summary_instructions``
 placement           `summary`: ``placement`` (after_head, cut, end); the wrapper is the voice's
 passes              ``passes``: compact again while still over the threshold (inspect_ai)
 ==================  ==========================================================================
 
 A preset is a `Policy` subclass with other defaults (`preset`). Class attributes declare what a
 faithful preset does that ctxlab's invariants forbid (``breaks_tool_pairs``, ``drops_pinned``);
-otherwise the pinned messages (system prompt, newest user message) are always kept. Specs stored
-before the fields were split by unit (``trigger_value``, ``tail_value``) still build (`legacy`).
+otherwise the pinned messages (system prompt, newest user message) are always kept. Others:
+``minimums`` (fields the source refuses below a value, with why), ``bills_summary`` (the source
+bills its summarization pass even when ctxlab summarizes offline: an estimated ``summary_call``).
+Specs stored before the fields were split by unit (``trigger_value``, ``tail_value``) still build
+(`legacy`).
 """
 
 from __future__ import annotations
@@ -37,17 +44,20 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from ctxlab.models import max_output_tokens
-from ctxlab.strategies.base import BaseStrategy, Plan, Request
-from ctxlab.strategies.mechanics import cuts, mask, summary, voices
+from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request
+from ctxlab.strategies.mechanics import agent_llm, cuts, mask, summary, voices
 from ctxlab.strategies.policy import compact, legacy, tails
 from ctxlab.strategies.policy.parts import Head, Middle, Parts, Tail, Writing
 from ctxlab.strategies.registry import register
+from ctxlab.strategies.signals import RECORDED, idle_gap
 from ctxlab.strategies.trigger import KINDS, REQUEST, Trigger, window_of
 from ctxlab.summarize import Summarizer
 
 CHOICES = {"trigger": KINDS, "head": cuts.HEADS, "tail": tuple(tails.TAILS), "snap": cuts.SNAPS,
            "middle": compact.MIDDLES, "mask_order": mask.ORDERS, "voice": tuple(voices.VOICES),
-           "placement": summary.PLACEMENTS, "strip_trailing_assistant": compact.TRAILING}
+           "placement": summary.PLACEMENTS, "strip_trailing_assistant": compact.TRAILING, "trigger_recorded": RECORDED}
+UNTIMED = "trigger.untimed"  # an idle trigger on messages without timestamps (it cannot fire)
+NAMES = ("mask_include", "mask_exclude")  # tool-name lists: a string separates names with "|"
 
 
 @register("policy")
@@ -65,6 +75,8 @@ class Policy(BaseStrategy):
     trigger_inclusive: bool = False
     trigger_events: int = 0
     trigger_counter: str = REQUEST
+    trigger_recorded: str = "none"
+    trigger_idle_minutes: float = 0.0
     head: str = "system"
     keep_first: int = 0
     fold_previous: bool = False
@@ -84,17 +96,24 @@ class Policy(BaseStrategy):
     mask_keep: int = 3
     mask_placeholder: str = "[cleared]"
     mask_order: str = "results"
+    mask_include: tuple[str, ...] = ()
+    mask_exclude: tuple[str, ...] = ()
+    mask_at_least: int = 0
+    mask_inputs: bool = False
     summarizer: Any = "extractive"
     voice: str = "ctxlab"
     summary_max_tokens: int = 2000
     prefix_max_tokens: int = 0
     summary_input_tokens: int = 0
+    summary_instructions: str = ""
     placement: str = "after_head"
     passes: int = 1
 
     building_block: ClassVar[bool] = True  # the raw model keeps everything; presets subclass it
     breaks_tool_pairs: ClassVar[bool] = False
     drops_pinned: ClassVar[bool] = False
+    minimums: ClassVar[tuple[tuple[str, float, str], ...]] = ()
+    bills_summary: ClassVar[bool] = False
     source: ClassVar[Any] = None
     about: ClassVar[str] = ""
 
@@ -104,10 +123,25 @@ class Policy(BaseStrategy):
                 raise ValueError(f"{name} must be one of {', '.join(valid)}, not {getattr(self, name)!r}")
         if self.passes < 1 or self.summary_max_tokens < 1:
             raise ValueError("passes and summary_max_tokens must be at least 1")
+        self._check_sources_limits()
         window_of(1, self.context_window, self.model)  # an unknown model fails now, not mid-replay
         if self.may_break_tool_pairs and not self.breaks_tool_pairs:
             raise ValueError(f"tail={self.tail} with snap={self.snap} can orphan tool results; use a snap (or "
                              "repair_orphans, start_on_user), or a preset class that declares breaks_tool_pairs")
+
+    def _check_sources_limits(self) -> None:
+        """Tool-name lists from a command line, instructions only for a voice that reads them, and
+        what the source refuses (`minimums`)."""
+        for name in NAMES:
+            value = getattr(self, name)
+            if isinstance(value, str):  # "Read|Bash" from a command-line spec
+                object.__setattr__(self, name, tuple(n for n in value.split("|") if n))
+        if self.summary_instructions and self.voice not in agent_llm.INSTRUCTED:
+            raise ValueError(f"summary_instructions are read by the {', '.join(agent_llm.INSTRUCTED)} voices, "
+                             f"not {self.voice!r}")
+        for name, least, why in self.minimums:
+            if getattr(self, name) < least:
+                raise ValueError(f"{name} must be at least {least:g} ({why}), not {getattr(self, name)!r}")
 
     @classmethod
     def upgrade_params(cls, params: dict[str, Any]) -> dict[str, Any]:
@@ -124,14 +158,16 @@ class Policy(BaseStrategy):
         """The fields as the mechanics' arguments (the one place they are mapped)."""
         return Parts(
             trigger=Trigger(self.trigger, self.trigger_share, self.trigger_reserve, self.trigger_tokens,
-                            self.trigger_inclusive, self.trigger_events, self.trigger_counter, self._reply()),
+                            self.trigger_inclusive, self.trigger_events, self.trigger_counter, self._reply(),
+                            self.trigger_recorded, self.trigger_idle_minutes),
             head=Head(self.head, self.keep_first, self.fold_previous),
             tail=Tail(self.tail, self.tail_counter, self.keep_tokens, self.keep_messages, self.keep_message_share,
                       self.target_share, self.min_progress, self.snap, self.split_turns, self.start_on_user,
                       self.repair_orphans),
-            middle=Middle(self.middle, self.mask_keep, self.mask_placeholder, self.mask_order),
+            middle=Middle(self.middle, self.mask_keep, self.mask_placeholder, self.mask_order,
+                          mask.Clearable(self.mask_include, self.mask_exclude), self.mask_at_least, self.mask_inputs),
             summary=Writing(self.voice, self.summary_max_tokens, self.prefix_max_tokens, self.summary_input_tokens,
-                            self.placement),
+                            self.placement, self.bills_summary, self.model),
             strip_trailing_assistant=self.strip_trailing_assistant, passes=self.passes)
 
     def _reply(self) -> int:
@@ -142,7 +178,7 @@ class Policy(BaseStrategy):
     @cached_property
     def engine(self) -> Summarizer:
         """The summarizer, in the policy's voice."""
-        return summary.engine(self.summarizer, self.voice)
+        return summary.engine(self.summarizer, self.voice, self.summary_instructions)
 
     def when(self) -> Trigger:
         return self.parts.trigger
@@ -151,10 +187,14 @@ class Policy(BaseStrategy):
         return window_of(budget, self.context_window, self.model)
 
     def idle(self, request: Request) -> Plan:
-        return Plan(request.messages, summary=summary.carried(request.messages, voices.VOICES[self.voice]))
+        # An idle trigger that cannot measure the gap says so: it never fires without timestamps.
+        blind = self.trigger == "idle" and idle_gap(request.messages) is None
+        events = (Event(UNTIMED, {"reason": "no timestamp on the newest message or the newest assistant message"}),)
+        return Plan(request.messages, events if blind else (),
+                    summary=summary.carried(request.messages, voices.VOICES[self.voice]))
 
     def plan(self, request: Request) -> Plan:
         return compact.plan(self.parts, self.engine, request, self.window(request.budget), self.drops_pinned)
 
 
-__all__ = ["CHOICES", "Policy"]
+__all__ = ["CHOICES", "UNTIMED", "Policy"]

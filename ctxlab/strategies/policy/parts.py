@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ctxlab.strategies.mechanics.mask import Clearable
 from ctxlab.strategies.trigger import Trigger
 
 
@@ -38,22 +39,30 @@ class Tail(NamedTuple):
 
 
 class Middle(NamedTuple):
-    """What becomes of the middle (``drop``, ``mask``, ``summarize``) and the mask's settings."""
+    """What becomes of the middle (``drop``, ``mask``, ``summarize``) and the mask's settings: which
+    tools it may clear, the fewest tokens worth clearing, whether the cleared calls' inputs go too."""
 
     kind: str
     mask_keep: int
     mask_placeholder: str
     mask_order: str
+    tools: Clearable = Clearable()
+    at_least: int = 0
+    inputs: bool = False
 
 
 class Writing(NamedTuple):
-    """The summary: its voice, caps, the summarizer's input budget, and where it goes."""
+    """The summary: its voice, caps, the summarizer's input budget, where it goes, and whether the
+    source bills its summarization pass (an estimated ``summary_call`` when ctxlab makes none, for
+    the model named)."""
 
     voice: str
     max_tokens: int
     prefix_max_tokens: int
     input_tokens: int
     placement: str
+    billed: bool = False
+    model: str = ""
 
 
 class Parts(NamedTuple):
