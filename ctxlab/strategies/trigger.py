@@ -16,7 +16,9 @@ its model's context window; a `Trigger` says which threshold and which estimate:
 compared with ``>``, or ``>=`` when `inclusive`; `events` adds OpenHands' soft limit (more than
 this many events fires too); `reply` keeps room for the reply below the window before the share or
 the reserve is taken (Claude Code's ``window - min(maxOutputTokens, 20000) - 13000`` is kind
-``reserve``, reserve 13000, reply the model's max output capped at 20000). The tokens are those of
+``reserve``, reserve 13000, reply the model's max output capped at 20000); `floor` and `ceiling` bound
+a share or a reserve (Aider's history budget ``min(max(max_input / 16, 1024), 8192)`` is kind
+``share`` 1/16, floor 1024, ceiling 8192). The tokens are those of
 the whole request (tool definitions included) under `counter`: ``request``, the counter the request is compressed with (`compress(counter=...)`,
 which stands for the usage a provider reports), or an agent's own estimator by name.
 
@@ -54,6 +56,8 @@ class Trigger:
         events: also fire above this many events (0: no event limit).
         counter: ``request`` or the name of the agent's own counter.
         reply: tokens kept free for the reply below the window (kinds ``share`` and ``reserve``).
+        floor: the threshold of a share or a reserve is at least this (0: no floor).
+        ceiling: ... and at most this (0: no ceiling).
     """
 
     kind: str = "always"
@@ -64,6 +68,8 @@ class Trigger:
     events: int = 0
     counter: str = REQUEST
     reply: int = 0
+    floor: int = 0
+    ceiling: int = 0
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -83,10 +89,11 @@ class Trigger:
 
     def threshold(self, window: int) -> int | None:
         """The token threshold for a `window` (None: every call)."""
-        if self.kind == "share":
-            return int((window - self.reply) * self.share)
-        if self.kind == "reserve":
-            return window - self.reply - int(self.reserve)
+        if self.kind in ("share", "reserve"):
+            limit = (int((window - self.reply) * self.share) if self.kind == "share"
+                     else window - self.reply - int(self.reserve))
+            limit = max(limit, self.floor) if self.floor else limit
+            return min(limit, self.ceiling) if self.ceiling else limit
         if self.kind == "tokens":
             return int(self.tokens)
         return None

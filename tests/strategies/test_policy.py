@@ -184,9 +184,12 @@ def test_voices_render_and_read_back_their_sections() -> None:
 def test_strategies_details_shows_changed_parameters_and_sources() -> None:
     result = CliRunner().invoke(app, ["strategies", "--details"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
-    line = next(x for x in result.output.splitlines() if "trigger='reserve'" in x)
+    line = next(x for x in result.output.splitlines() if "trigger_reserve=16384" in x)
     assert "keep_tokens=20000" in line and "mask_keep" not in line  # only what pi changes
     assert "badlogic/pi-mono" in result.output and "inspect_ai 0.3.285" in result.output
+    for source in ("google-gemini/gemini-cli", "anomalyco/opencode", "cline/cline", "Aider-AI/aider", "block/goose",
+                   "letta-ai/letta"):
+        assert source in result.output
 
 
 def test_a_policy_leaves_a_conversation_under_its_trigger_unchanged() -> None:

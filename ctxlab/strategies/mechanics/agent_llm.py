@@ -11,7 +11,9 @@ preset's ``summarizer`` spec); only the request differs: each agent's prompt
 - ``langchain``: one message, the prompt with ``{messages}`` filled.
 - ``openhands``: one message, the prompt with one ``<EVENT>`` block per message.
 - ``inspect``: the history, then the prompt (no addendums); the ``<analysis>`` scratchpad the prompt
-  asks for is cut off the answer, as inspect_ai's ``_summary_text`` does.
+  asks for is cut off the answer, as inspect_ai's ``_summary_text`` does;
+- ``gemini``, ``opencode``, ``cline``, ``aider``, ``goose``, ``letta``: see `agent_requests`
+  (Gemini CLI makes two calls; their usage is summed into one result).
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ctxlab.messages import Message
+from ctxlab.strategies.mechanics import agent_requests as ar
 from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize.base import SummaryResult
 from ctxlab.summarize.client import Retry, complete
@@ -60,12 +64,13 @@ def _inspect(transcript: str, previous: str | None) -> tuple[str, Chat]:
 
 
 REQUESTS: dict[str, Callable[[str, str | None], tuple[str, Chat]]] = {
-    "pi": _pi, "codex": _codex, "langchain": _langchain, "inspect": _inspect}
+    "pi": _pi, "codex": _codex, "langchain": _langchain, "inspect": _inspect, "gemini": ar.gemini,
+    "opencode": ar.opencode, "aider": ar.aider, "goose": ar.goose, "letta": ar.letta}
 # The prompt each request is cached and logged under (the template, not the filled-in text).
 TEMPLATES = {"pi": ap.PI_SUMMARIZATION_PROMPT, "pi_update": ap.PI_UPDATE_PROMPT,
              "pi_turn_prefix": ap.PI_TURN_PREFIX_PROMPT, "codex": ap.CODEX_PROMPT,
              "langchain": ap.LANGCHAIN_SUMMARY_PROMPT, "openhands": ap.OPENHANDS_PROMPT_HEAD,
-             "inspect": ap.INSPECT_SUMMARY_PROMPT}
+             "inspect": ap.INSPECT_SUMMARY_PROMPT, **ar.TEMPLATES}
 
 
 @dataclass(frozen=True)
@@ -85,9 +90,15 @@ class AgentLLM:
             events = "".join(ap.OPENHANDS_EVENT.format(event=self._transcript([m], counter)) for m in messages)
             name, chat = "openhands", [{"role": "user", "content": ap.OPENHANDS_PROMPT_HEAD + events
                                         + ap.OPENHANDS_PROMPT_TAIL}]
+        elif self.voice == "cline":
+            name, chat = ar.cline(self._transcript(messages, counter), previous_summary, messages)
         else:
             name, chat = REQUESTS[self.voice](self._transcript(messages, counter), previous_summary)
-        return self._call(name, chat, counter, max_tokens)
+        first = self._call(name, chat, counter, max_tokens)
+        if self.voice != "gemini" or not first.ok:
+            return first
+        probe = self._call(*ar.gemini_probe(chat, first.text), counter, max_tokens)
+        return _both(first, probe)
 
     def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
                               max_tokens: int) -> SummaryResult:
@@ -109,3 +120,12 @@ class AgentLLM:
             text = clip_to_tokens(text, max_tokens, counter, head_share=1.0)
         error = r.error or (None if text else "the model returned an empty summary")
         return SummaryResult(text, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_ms, r.model, r.cached, error)
+
+
+def _both(first: SummaryResult, probe: SummaryResult) -> SummaryResult:
+    """Gemini CLI's snapshot: the probe's answer when it has one, else the first; usage of both calls."""
+    def total(a: float | None, b: float | None) -> Any:
+        return None if a is None and b is None else (a or 0) + (b or 0)
+    return SummaryResult(probe.text or first.text, total(first.input_tokens, probe.input_tokens),
+                         total(first.output_tokens, probe.output_tokens), total(first.cost_usd, probe.cost_usd),
+                         total(first.latency_ms, probe.latency_ms), first.model, first.cached and probe.cached, None)
