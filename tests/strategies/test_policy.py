@@ -15,7 +15,8 @@ from ctxlab.strategies import STRATEGIES, StrategySpec, get_strategy, strategy_p
 from ctxlab.strategies.base import CompressionResult
 from ctxlab.strategies.mechanics.cuts import head_end, snap, turn_start
 from ctxlab.strategies.mechanics.mask import clear_tool_results
-from ctxlab.strategies.mechanics.voices import VOICES, render, to_canonical, unwrap_voice
+from ctxlab.strategies.mechanics.shaped import render, to_canonical
+from ctxlab.strategies.mechanics.voices import VOICES, unwrap_voice
 from ctxlab.strategies.policy import Policy, Source, orphan_rate, orphans, preset
 from ctxlab.strategies.trigger import Trigger, window_of
 from ctxlab.summarize.sections import parse_summary

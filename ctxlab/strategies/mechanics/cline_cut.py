@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics.context import real_user
 from ctxlab.summarize import agent_prompts_late as lp
+from ctxlab.summarize.toolcalls import file_operations
 
 TRIGGER_RATIO = 0.9  # COMPACTION_TRIGGER_RATIO: the trigger is this share of the max input
 TARGET_RATIO = 0.7  # DEFAULT_TARGET_RATIO: of the trigger
@@ -75,6 +76,21 @@ def clip_result(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + lp.CLINE_TRUNCATED.format(chars=len(text) - limit)
 
 
+def clip_results(messages: Sequence[Message], limit: int) -> list[Message]:
+    """The messages with every tool result cut to `limit` characters (what the summarizer reads)."""
+    return [m.with_text(clip_result(m.text, limit)) if m.role == "tool" and len(m.text) > limit else m
+            for m in messages]
+
+
+def files_for(summary: str, folded: Sequence[Message], previous: str | None) -> str:
+    """`summary` with Cline's ``## Files`` when it has none: what the folded messages read and
+    modified, with the previous summary's lists carried."""
+    read, modified = file_operations(folded)
+    earlier = files_of(previous) if previous else ([], [])
+    modified = sorted({*earlier[1], *modified})
+    return ensure_files(summary, sorted({*earlier[0], *read} - set(modified)), modified)
+
+
 def files_section(read: Iterable[str], modified: Iterable[str]) -> str:
     """``renderFilesSection``: ``## Files``, then ``Read:`` and ``Modified:`` lists (``- none`` when empty)."""
     def listed(paths: Iterable[str]) -> str:
@@ -105,5 +121,5 @@ def files_of(summary: str) -> tuple[list[str], list[str]]:
     return lists["read"], lists["modified"]
 
 
-__all__ = ["LONG_PAIRS", "TARGET_RATIO", "TRIGGER_RATIO", "clip_result", "ensure_files", "files_of", "files_section",
-           "find_cut", "preserve_tokens", "request_target", "user_assistant_pairs"]
+__all__ = ["LONG_PAIRS", "TARGET_RATIO", "TRIGGER_RATIO", "clip_result", "clip_results", "ensure_files", "files_for",
+           "files_of", "files_section", "find_cut", "preserve_tokens", "request_target", "user_assistant_pairs"]

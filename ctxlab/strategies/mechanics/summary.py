@@ -30,7 +30,8 @@ from ctxlab.strategies.mechanics.agent_llm import AgentLLM
 from ctxlab.strategies.mechanics.context import system_prefix
 from ctxlab.strategies.mechanics.goose_middle_out import fit_input
 from ctxlab.strategies.mechanics.langchain_trim import trim_last
-from ctxlab.strategies.mechanics.voices import VOICES, Shaped, Voice, unwrap_voice, wrap
+from ctxlab.strategies.mechanics.shaped import Shaped
+from ctxlab.strategies.mechanics.voices import VOICES, Voice, unwrap_voice, wrap
 from ctxlab.summarize import Summarizer, SummaryResult, get_summarizer
 from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize.llm import LLMSummarizer
@@ -101,7 +102,7 @@ def summarize(messages: Sequence[Message], fold: Sequence[int], prefix: Sequence
     if voice.file_tags:
         text += _file_tags([*chunk, *(messages[i] for i in prefix)], previous)
     if voice.files_section and text:
-        text = _files_section(text, chunk, previous)
+        text = cline_cut.files_for(text, chunk, previous)
     return Summary(text, tuple(calls), "; ".join(errors) or None)
 
 
@@ -114,8 +115,7 @@ def _inputs(messages: Sequence[Message], fold: Sequence[int], voice: Voice,
         previous = "\n\n".join(m.text for m in chunk if m.mark == "summary") or None
         chunk = [m for m in chunk if m.mark != "summary"]
     if voice.clip_results:
-        chunk = [m.with_text(cline_cut.clip_result(m.text, voice.clip_results)) if m.role == "tool"
-                 and len(m.text) > voice.clip_results else m for m in chunk]
+        chunk = cline_cut.clip_results(chunk, voice.clip_results)
     if limits.input_tokens and limits.input_counter is not None:
         if limits.reduce == "middle_out":
             chunk = fit_input(chunk, limits.input_tokens, limits.input_counter)[0]
@@ -159,16 +159,6 @@ def _file_tags(messages: Sequence[Message], previous: str | None) -> str:
         read, modified = [*earlier.get(READ, []), *read], [*earlier.get(MODIFIED, []), *modified]
     block = file_lists_block(sorted(set(read)), sorted(set(modified)))
     return f"\n\n{block}" if block else ""
-
-
-def _files_section(text: str, chunk: Sequence[Message], previous: str | None) -> str:
-    """Cline's ``## Files`` block, when the summary has none: the files the fold read and modified,
-    with the previous summary's carried."""
-    read, modified = file_operations(chunk)
-    earlier = cline_cut.files_of(previous) if previous else ([], [])
-    modified = sorted({*earlier[1], *modified})
-    read = sorted({*earlier[0], *read} - set(modified))
-    return cline_cut.ensure_files(text, read, modified)
 
 
 def message(messages: Sequence[Message], text: str, sources: Sequence[int], voice: Voice, evicted: int = 0) -> Message:

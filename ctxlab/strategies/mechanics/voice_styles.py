@@ -1,4 +1,4 @@
-"""How a voice lays its summary out (`voices.render` picks one by `Voice.style`) and the JSON
+"""How a voice lays its summary out (`shaped.render` picks one by `Voice.style`) and the JSON
 wrapper Letta puts around it.
 
 - ``xml``: Gemini CLI's ``<state_snapshot>`` with one child element per section

@@ -1,7 +1,7 @@
 """Each agent's summary "voice": the sections its prompt asks for and how its summary is wrapped.
 
 The offline extractive summarizer writes ctxlab's canonical sections
-(`ctxlab.summarize.sections`); `Shaped` renders them under the agent's own headers instead, so an
+(`ctxlab.summarize.sections`); `shaped.Shaped` renders them under the agent's own headers instead, so an
 offline pi summary reads like pi's (``## Goal``, ``## Constraints & Preferences`` ...) and an
 OpenHands one like OpenHands' (``USER_CONTEXT:``, ``COMPLETED:`` ...), a Gemini CLI one as a
 ``<state_snapshot>``. Several canonical sections may share an agent section; an agent section maps
@@ -18,21 +18,14 @@ of the history follows) and goose's continuation (another text when a tool loop 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
-from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import voice_styles as vs
 from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize import agent_prompts_late as lp
 from ctxlab.summarize import sections as s
-from ctxlab.summarize.base import SummaryResult
-from ctxlab.summarize.extractive import ExtractiveSummarizer
 from ctxlab.summarize.message import unwrap
-from ctxlab.tokens import TokenCounter
-from ctxlab.tokens.clip import clip_to_tokens
 
 Shape = tuple[tuple[str, tuple[str, ...]], ...]  # (agent header, canonical sections), in render order
 
@@ -130,46 +123,6 @@ VOICES: dict[str, Voice] = {
         ("High level goals", (G, C)), ("What happened", (P, D, X, N)), ("Important details", (M, R, T)),
         ("Errors and fixes", (E,)), ("Lookup hints", (K,))), clip_suffix=lp.LETTA_TRUNCATION_SUFFIX, alert=True),
 }
-_LABEL = re.compile(r"^\s*(?:#{1,6}\s*)?(.+?)\s*:?\s*$")
-_FILES_BLOCK = re.compile(r"^## Files$.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL | re.IGNORECASE)
-
-
-def render(voice: Voice, items: Mapping[str, Sequence[str]], shape: Shape | None = None) -> str:
-    """Canonical section items under the voice's headers (canonical rendering without a shape)."""
-    shape = voice.sections if shape is None else shape
-    if not shape:
-        return s.render(items)
-    grouped = [(header, list(dict.fromkeys(i for name in canonical for i in s.lines_of(name, items.get(name, ())))))
-               for header, canonical in shape]
-    if voice.style == "xml":
-        return vs.xml_block(grouped)
-    if voice.style == "prose":
-        return vs.prose([lines for _, lines in grouped])
-    blocks = []
-    for header, lines in grouped:
-        if lines:
-            title = f"## {header}" if voice.style == "markdown" else f"{header}:"
-            blocks.append("\n".join([title, *(f"- {line}" for line in lines)]))
-    return "\n\n".join(blocks)
-
-
-def to_canonical(voice: Voice, text: str) -> str:
-    """A summary in the voice's shape rewritten under canonical headers (for merging)."""
-    headers = {h.lower(): names[0] for h, names in (*voice.sections, *voice.prefix_sections)}
-    out = []
-    for line in text.splitlines():
-        tag = vs.xml_tag(line)
-        if tag is not None:  # Gemini's elements: an opening tag is a header, the rest is markup
-            name = headers.get(tag[1].lower()) if not tag[0] else None
-            if name:
-                out.append(f"## {name}")
-            continue
-        match = _LABEL.match(line) if not line.lstrip().startswith(("-", "*", "<")) else None
-        name = headers.get(match.group(1).lower()) if match else None
-        out.append(f"## {name}" if name else line)
-    return "\n".join(out)
-
-
 def wrap(voice: Voice, summary: str, evicted: int = 0) -> str:
     """The summary message's content in `voice` (`evicted`: how many messages it replaced)."""
     text = voice.wrapper.format(summary=summary, evicted=evicted)
@@ -191,34 +144,4 @@ def _wrapper_pattern(wrapper: str) -> re.Pattern[str]:
     return re.compile(f"{literal[0]}(.*){literal[1]}\\Z", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class Shaped:
-    """The extractive summarizer writing in an agent's voice (sections and their order)."""
-
-    voice: Voice
-    name: str = ExtractiveSummarizer.kind
-
-    def summarize(self, messages: Sequence[Message], *, previous_summary: str | None = None,
-                  counter: TokenCounter, max_tokens: int) -> SummaryResult:
-        return self._run(messages, previous_summary, counter, max_tokens, self.voice.sections)
-
-    def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
-                              max_tokens: int) -> SummaryResult:
-        return self._run(messages, None, counter, max_tokens, self.voice.prefix_sections or self.voice.sections)
-
-    def _run(self, messages: Sequence[Message], previous: str | None, counter: TokenCounter, max_tokens: int,
-             shape: Shape) -> SummaryResult:
-        canonical = [replace(m, content=to_canonical(self.voice, m.text)) if m.mark == "summary" else m
-                     for m in messages]
-        if previous and self.voice.files_section:  # the ## Files block is rebuilt apart (summary._files_section)
-            previous = _FILES_BLOCK.sub("", previous)
-        previous = to_canonical(self.voice, previous) if previous else None
-        result = ExtractiveSummarizer().summarize(canonical, previous_summary=previous, counter=counter,
-                                                  max_tokens=max_tokens)
-        items = s.parse_summary(result.text)
-        if self.voice.file_tags or self.voice.files_section:
-            items = {k: v for k, v in items.items() if k not in (s.READ, s.MODIFIED)}
-        text = render(self.voice, items, shape)
-        if counter.count(text) > max_tokens:  # agent headers can be longer than canonical ones
-            text = clip_to_tokens(text, max_tokens, counter, head_share=1.0)
-        return replace(result, text=text, output_tokens=counter.count(text))
+__all__ = ["Shape", "VOICES", "Voice", "unwrap_voice", "wrap"]
