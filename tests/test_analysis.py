@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from ctxlab.analysis import explain
 from ctxlab.analysis import plots as P
 from ctxlab.analysis import tables as A
+from ctxlab.messages import Conversation
 from ctxlab.strategies import get_strategy
 from tests.builders import Convo, cjk_text, huge_text
 
@@ -266,11 +267,7 @@ def test_rerun_from_a_stored_spec_reproduces_the_strategy():
     strategy = get_strategy("sliding_window", max_chars_per_message=300)
     direct = strategy.compress(messages, 500, counter="o200k_base")
 
-    class Stored:
-        pass
-
-    stored = Stored()
-    stored.messages, stored.tools, stored.id = messages, (), "c"
+    stored = Conversation("c", tuple(messages))
     again = explain.rerun(stored, strategy.spec.to_json(), window=500, counter="o200k_base")
     assert again.tokens_after == direct.tokens_after and again.dropped_ids == direct.dropped_ids
     changed = explain.rerun(stored, strategy.spec.to_json(), window=500, params={"max_chars_per_message": 100})

@@ -33,7 +33,8 @@ from ctxlab.replay.config import DEFAULT_COUNTER, SEED, ReplayConfig
 
 ANCHORS = ("pi", "codex", "langchain_trim", "langchain_summarization", "langchain_clear_tool_uses", "openhands",
            "openhands_agent", "inspect_trim", "inspect_edit", "inspect_summary", "claude_code",
-           "anthropic_context_editing", "anthropic_compaction")
+           "anthropic_context_editing", "anthropic_compaction", "gemini_cli", "opencode", "cline", "aider", "goose",
+           "letta")
 # `recommended` from cheap to generous: compact at `trigger_value` of the window, down to `tail_value`.
 SETTINGS = ("recommended:trigger_value=0.4,tail_value=0.2", "recommended:trigger_value=0.6,tail_value=0.4",
             "recommended:trigger_value=0.8,tail_value=0.6", "recommended:trigger_value=0.9,tail_value=0.7",

@@ -124,7 +124,7 @@ def docstring_attributes(doc: str) -> dict[str, str]:
 
 def _default_repr(value: Any) -> str:
     if isinstance(value, str):
-        return f'"{value}"'
+        return '"' + value.replace("\n", "\\n") + '"'
     if isinstance(value, tuple):
         return "(" + ", ".join(_default_repr(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     return "None" if value is None else str(value)

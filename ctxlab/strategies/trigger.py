@@ -21,10 +21,12 @@ its model's context window; a `Trigger` says which threshold and which estimate:
 the token kinds compared with ``>``, or ``>=`` when `inclusive`; `events` adds OpenHands' soft
 limit (more than this many events fires too); `reply` keeps room for the reply below the window
 before the share or the reserve is taken (Claude Code's ``window - min(maxOutputTokens, 20000) -
-13000`` is kind ``reserve``, reserve 13000, reply the model's max output capped at 20000). The
-tokens are those of the whole request (tool definitions included) under `counter`: ``request``,
-the counter the request is compressed with (`compress(counter=...)`, which stands for the usage a
-provider reports), or an agent's own estimator by name.
+13000`` is kind ``reserve``, reserve 13000, reply the model's max output capped at 20000); `floor`
+and `ceiling` bound a share or a reserve (Aider's history budget ``min(max(max_input / 16, 1024),
+8192)`` is kind ``share`` 1/16, floor 1024, ceiling 8192). The tokens are those of the whole
+request (tool definitions included) under `counter`: ``request``, the counter the request is
+compressed with (`compress(counter=...)`, which stands for the usage a provider reports), or an
+agent's own estimator by name.
 
 `recorded` anchors the count on what the provider reported for the calls before this one, when
 the request carries them (`Request.recorded`, from an agent log; `ctxlab.strategies.signals`):
@@ -71,6 +73,8 @@ class Trigger:
         reply: tokens kept free for the reply below the window (kinds ``share`` and ``reserve``).
         recorded: how recorded provider usage anchors the count (`RECORDED`; ``none``: never).
         idle_minutes: the gap after the newest assistant message that fires (kind ``idle``).
+        floor: the threshold of a share or a reserve is at least this (0: no floor).
+        ceiling: ... and at most this (0: no ceiling).
     """
 
     kind: str = "always"
@@ -83,6 +87,8 @@ class Trigger:
     reply: int = 0
     recorded: str = "none"
     idle_minutes: float = 0.0
+    floor: int = 0
+    ceiling: int = 0
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -104,13 +110,17 @@ class Trigger:
 
     def threshold(self, window: int) -> int | None:
         """The token threshold for a `window` (None: every call, or no token threshold: ``idle``)."""
-        if self.kind == "share":
-            share = int((window - self.reply) * self.share)
-            # With a reserve too, the share can only lower the threshold (Claude Code's
-            # CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: min(effective x pct, effective - buffer)).
-            return min(share, window - self.reply - int(self.reserve)) if self.reserve else share
-        if self.kind == "reserve":
-            return window - self.reply - int(self.reserve)
+        if self.kind in ("share", "reserve"):
+            reserved = window - self.reply - int(self.reserve)
+            if self.kind == "share":
+                limit = int((window - self.reply) * self.share)
+                # With a reserve too, the share can only lower the threshold (Claude Code's
+                # CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: min(effective x pct, effective - buffer)).
+                limit = min(limit, reserved) if self.reserve else limit
+            else:
+                limit = reserved
+            limit = max(limit, self.floor) if self.floor else limit
+            return min(limit, self.ceiling) if self.ceiling else limit
         if self.kind == "tokens":
             return int(self.tokens)
         return None

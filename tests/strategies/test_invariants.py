@@ -53,6 +53,13 @@ EXTRA: list[tuple[str, dict[str, Any]]] = [
     ("claude_code", {"trigger_reserve": 0, "trigger_reply": 0, "summary_max_tokens": 200}),
     ("anthropic_context_editing", {"trigger_tokens": 0, "mask_keep": 1, "mask_inputs": True, "mask_at_least": 20}),
     ("recommended", {"trigger_share": 0.3, "target_share": 0.2, "mask_keep": 1, "summary_max_tokens": 200}),
+    ("gemini_cli", {"prune_protect_tokens": 40, "prune_min_tokens": 20, "results_budget_tokens": 60,
+                    "results_cut_chars": 200, "summary_max_tokens": 200}),
+    ("opencode", {"prune_protect_tokens": 40, "prune_min_tokens": 10, "prune_skip_turns": 1, "summary_max_tokens": 200}),
+    ("cline", {"keep_tokens": 100, "summary_max_tokens": 200}),
+    ("aider", {"trigger_min_tokens": 0, "summary_max_tokens": 100, "summary_input_tokens": 200}),
+    ("goose", {"summary_input_tokens": 300, "summary_max_tokens": 200}),
+    ("letta", {"evict_share": 0.1, "summary_max_tokens": 200, "summary_max_chars": 300}),
     ("policy", {"tail": "recent_messages", "keep_messages": 3, "snap": "group_start", "middle": "summarize",
                 "summary_max_tokens": 200, "placement": "cut"}),
 ]

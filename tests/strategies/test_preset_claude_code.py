@@ -179,5 +179,5 @@ def test_the_explorer_rerun_hands_the_logs_recorded_usage() -> None:
 
     calls = [{"index": 4, "model": "m", "prompt_tokens": 166_499, "output_tokens": 7}]
     conv = Conversation("c", session(1), meta={"provider_calls": calls})
-    assert len(explain.rerun(conv, "claude_code", budget=WINDOW, counter="chars4").messages) == 2
-    assert len(explain.rerun(conv, "claude_code", budget=WINDOW, counter="chars4", upto=4).messages) == 4
+    assert len(explain.rerun(conv, "claude_code", window=WINDOW, counter="chars4").messages) == 2
+    assert len(explain.rerun(conv, "claude_code", window=WINDOW, counter="chars4", upto=4).messages) == 4

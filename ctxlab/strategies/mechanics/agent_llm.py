@@ -19,6 +19,8 @@ preset's ``summarizer`` spec); only the request differs: each agent's prompt
 - ``anthropic``: the history, then ctxlab's wording of the API's default compaction prompt, or
   ``instructions`` instead of it (``compact_20260112`` ``instructions`` replace the prompt); the
   text inside ``<summary>`` tags is the summary.
+- ``gemini``, ``opencode``, ``cline``, ``aider``, ``goose``, ``letta``: see `agent_requests`
+  (Gemini CLI makes two calls; their usage is summed into one result).
 
 `INSTRUCTED` are the voices that read ``instructions``.
 """
@@ -28,8 +30,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ctxlab.messages import Message
+from ctxlab.strategies.mechanics import agent_requests as ar
 from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize.base import SummaryResult
 from ctxlab.summarize.client import Retry, complete
@@ -80,6 +84,14 @@ def _anthropic(transcript: str, previous: str | None, instructions: str = "") ->
                          {"role": "user", "content": instructions or ap.ANTHROPIC_COMPACTION_PROMPT}]
 
 
+def _uninstructed(build: Callable[[str, str | None], tuple[str, Chat]]
+                  ) -> Callable[[str, str | None, str], tuple[str, Chat]]:
+    """A request of an agent whose compaction prompt takes no user instructions."""
+    def request(transcript: str, previous: str | None, instructions: str = "") -> tuple[str, Chat]:
+        return build(transcript, previous)
+    return request
+
+
 def claude_code_format(text: str) -> str:
     """Claude Code's formatting of a compaction reply (as its logs show it): ``<analysis>`` ->
     ``Analysis:``, ``<summary>`` -> ``Summary:``, closing tags removed, blank-line runs collapsed."""
@@ -96,13 +108,15 @@ def anthropic_summary(text: str) -> str:
 
 REQUESTS: dict[str, Callable[[str, str | None, str], tuple[str, Chat]]] = {
     "pi": _pi, "codex": _codex, "langchain": _langchain, "inspect": _inspect, "claude_code": _claude_code,
-    "anthropic": _anthropic}
+    "anthropic": _anthropic, **{name: _uninstructed(build) for name, build in (
+        ("gemini", ar.gemini), ("opencode", ar.opencode), ("aider", ar.aider), ("goose", ar.goose),
+        ("letta", ar.letta))}}
 # The prompt each request is cached and logged under (the template, not the filled-in text).
 TEMPLATES = {"pi": ap.PI_SUMMARIZATION_PROMPT, "pi_update": ap.PI_UPDATE_PROMPT,
              "pi_turn_prefix": ap.PI_TURN_PREFIX_PROMPT, "codex": ap.CODEX_PROMPT,
              "langchain": ap.LANGCHAIN_SUMMARY_PROMPT, "openhands": ap.OPENHANDS_PROMPT_HEAD,
              "inspect": ap.INSPECT_SUMMARY_PROMPT, "claude_code": ap.INSPECT_SUMMARY_PROMPT,
-             "anthropic": ap.ANTHROPIC_COMPACTION_PROMPT}
+             "anthropic": ap.ANTHROPIC_COMPACTION_PROMPT, **ar.TEMPLATES}
 
 
 @dataclass(frozen=True)
@@ -124,10 +138,16 @@ class AgentLLM:
             events = "".join(ap.OPENHANDS_EVENT.format(event=self._transcript([m], counter)) for m in messages)
             name, chat = "openhands", [{"role": "user", "content": ap.OPENHANDS_PROMPT_HEAD + events
                                         + ap.OPENHANDS_PROMPT_TAIL}]
+        elif self.voice == "cline":
+            name, chat = ar.cline(self._transcript(messages, counter), previous_summary, messages)
         else:
             name, chat = REQUESTS[self.voice](self._transcript(messages, counter), previous_summary,
                                               self.instructions)
-        return self._call(name, chat, counter, max_tokens)
+        first = self._call(name, chat, counter, max_tokens)
+        if self.voice != "gemini" or not first.ok:
+            return first
+        probe = self._call(*ar.gemini_probe(chat, first.text), counter, max_tokens)
+        return _both(first, probe)
 
     def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
                               max_tokens: int) -> SummaryResult:
@@ -154,3 +174,12 @@ class AgentLLM:
             text = clip_to_tokens(text, max_tokens, counter, head_share=1.0)
         error = r.error or (None if text else "the model returned an empty summary")
         return SummaryResult(text, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_ms, r.model, r.cached, error)
+
+
+def _both(first: SummaryResult, probe: SummaryResult) -> SummaryResult:
+    """Gemini CLI's snapshot: the probe's answer when it has one, else the first; usage of both calls."""
+    def total(a: float | None, b: float | None) -> Any:
+        return None if a is None and b is None else (a or 0) + (b or 0)
+    return SummaryResult(probe.text or first.text, total(first.input_tokens, probe.input_tokens),
+                         total(first.output_tokens, probe.output_tokens), total(first.cost_usd, probe.cost_usd),
+                         total(first.latency_ms, probe.latency_ms), first.model, first.cached and probe.cached, None)
