@@ -33,8 +33,15 @@ from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import trail
 from ctxlab.strategies.mechanics.context import Selection, call_names, tool_groups
 from ctxlab.strategies.mechanics.fit import newest_groups, recount
+from ctxlab.strategies.mechanics.refs import named_later
+from ctxlab.strategies.trigger import event_sizes
 from ctxlab.tokens import TokenCounter
 
+MODE = 'digest'
+RECENT = 0.0
+EVENTS_KEEP = 0.5
+EVMODE = 'fold'
+PROTECT = False
 _JOINS = 8  # tokens a summary may count more inside its wrapper than alone (merges at the seams)
 _MIN_SHRUNK = 64  # tokens a shrunk output keeps at least (its note), so nothing vanishes silently
 
@@ -60,6 +67,7 @@ class Budget(NamedTuple):
     summary_max: int
     wrapper: str
     keep_outputs: int
+    events: int = 0
 
 
 def fit_budget(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, budget: Budget, head: int,
@@ -68,12 +76,27 @@ def fit_budget(messages: Sequence[Message], counts: Sequence[int], counter: Toke
     `pinned` messages before the cut are paid for too. None when the context already fits."""
     target = budget.target - budget.fixed
     names = call_names(messages)
-    cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, budget.keep_outputs)
+    sizes = event_sizes(messages)
+    if EVMODE == "mask":
+        sizes = [0 if m.mark is not None else n for m, n in zip(messages, sizes)]
+    keep_events = int(budget.events * (EVENTS_KEEP if EVENTS_KEEP else budget.target / max(budget.ceiling, 1))) if budget.events else 0
+    over_events = bool(budget.events) and sum(sizes) > budget.events
+    recent = newest_groups(messages, counts, start, int(RECENT * target)) if RECENT else len(messages)
+    if over_events and EVMODE == "mask":
+        recent = min(recent, newest_groups(messages, sizes, start, keep_events))
+    excess = sum(counts) - target if not (over_events and EVMODE == "mask") else 1 << 40
+    cleared = clear_oldest(messages, counts, counter, names, excess, start, budget.keep_outputs, recent)
     counts = recount(counts, cleared, counter)
-    if sum(counts) <= target:
+    if EVMODE == "mask":
+        over_events = False
+    if sum(counts) <= target and not over_events:
         return Selection(tuple(range(len(messages))), replaced=cleared) if cleared else None
     held = [i for i in pinned if head <= i]
     cut, room = _fold_cut(messages, counts, budget, head, start, target, held)
+    if over_events:
+        cut = max(cut, newest_groups(messages, sizes, start, keep_events))
+    if PROTECT:
+        cut = min(cut, _protected(messages, start, budget.keep_outputs))
     shrunk = shrink_largest(messages, counts, counter, names, range(cut, len(messages)), sum(counts[cut:]) - room,
                             cleared)
     counts = recount(counts, shrunk, counter)
@@ -92,7 +115,7 @@ def _fold_cut(messages: Sequence[Message], counts: Sequence[int], budget: Budget
     """Where the kept groups begin, and the room they have (pinned messages before the cut paid)."""
     reserve = min(budget.summary_max, target // 4)
     room = target - sum(counts[:head]) - reserve
-    if sum(counts[_newest_group(messages, start):]) > room:
+    if sum(counts[(_protected(messages, start, budget.keep_outputs) if PROTECT else _newest_group(messages, start)):]) > room:
         # The exchange the agent is working on is over the target alone: it is cut only as far as
         # the trigger threshold (the window at most) needs, and the history kept within that too.
         room = budget.ceiling - budget.fixed - sum(counts[:head]) - reserve
@@ -101,15 +124,19 @@ def _fold_cut(messages: Sequence[Message], counts: Sequence[int], budget: Budget
 
 
 def clear_oldest(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, names: dict[str, str],
-                 excess: int, start: int, keep_newest: int) -> dict[int, Message]:
+                 excess: int, start: int, keep_newest: int, stop: int | None = None) -> dict[int, Message]:
     """Digests of the oldest tool outputs after `start` that save `excess` tokens (fewer when the
     outputs run out), never one of the newest `keep_newest` nor one already cleared or cut."""
     out: dict[int, Message] = {}
+    later = named_later(messages) if MODE == "lines" else None
     for i in _clearable(messages, start, keep_newest):
+        if stop is not None and i >= stop:
+            break
         if excess <= 0:
             break
         message = messages[i]
-        cleared = trail.digest(message, names.get(message.tool_call_id or "", "tool"))
+        name = names.get(message.tool_call_id or "", "tool")
+        cleared = trail.lines(message, later[i], name) if later is not None else trail.digest(message, name)
         saved = counts[i] - counter.count_message(cleared)
         if saved > 0:
             out[i] = cleared
@@ -121,6 +148,17 @@ def _clearable(messages: Sequence[Message], start: int, keep_newest: int) -> Ite
     results = [i for i in range(start, len(messages)) if messages[i].role == "tool"]
     old = results[:-keep_newest] if keep_newest > 0 else results
     return (i for i in old if messages[i].mark is None)
+
+
+def _protected(messages: Sequence[Message], start: int, keep: int) -> int:
+    outputs = [i for i in range(start, len(messages)) if messages[i].role == "tool"]
+    newest = _newest_group(messages, start)
+    if keep <= 0 or not outputs:
+        return newest
+    at = outputs[-keep] if len(outputs) >= keep else outputs[0]
+    groups = tool_groups(messages[start:])
+    owner = max((start + g.start for g in groups if start + g.start <= at), default=start)
+    return min(owner, newest)
 
 
 def _newest_group(messages: Sequence[Message], start: int) -> int:

@@ -12,6 +12,7 @@ the details of the cut middle in the omission marker.
 from __future__ import annotations
 
 from ctxlab.messages import Message
+from ctxlab.strategies.mechanics.refs import referenced_lines
 from ctxlab.summarize.heuristics import details
 from ctxlab.summarize.sections import DETAIL_SEPARATOR
 from ctxlab.tokens import TokenCounter
@@ -28,6 +29,27 @@ def note(name: str, text: str, omitted: str | None = None) -> str:
     if omitted is None:
         return CLEARED.format(name=name, chars=len(text), trail=trail)
     return OMITTED.format(chars=len(omitted), trail=trail)
+
+
+LINES = "[{name} output cleared to the {kept} of its {total:,} lines that later messages name]"
+GAP = "[...]"
+LINE_CHARS = 400
+
+
+def lines(message: Message, wanted: frozenset[str], name: str) -> Message:
+    """A tool result cleared to its lines that hold a name in `wanted` (whole lines up to
+    `LINE_CHARS`, gaps marked), or to its bare note when none does."""
+    text = message.text
+    kept = referenced_lines(text, wanted)
+    if not kept:
+        return message.with_text(CLEARED.format(name=name, chars=len(text), trail=""))
+    out, last = [LINES.format(name=name, kept=len(kept), total=text.count("\n") + 1)], -1
+    for n, line in kept:
+        if n != last + 1:
+            out.append(GAP)
+        out.append(line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …")
+        last = n
+    return message.with_text("\n".join(out))
 
 
 def digest(message: Message, name: str) -> Message:
