@@ -1,5 +1,5 @@
 """The dashboard in a real headless Chromium (`make test-browser`): every page loads, screenshots
-are saved to ``screenshots/`` (env ``CTXLAB_SCREENSHOTS`` overrides), and moving the budget
+are saved to ``screenshots/`` (env ``CTXLAB_SCREENSHOTS`` overrides), and moving the window
 slider with the keyboard changes the numbers shown."""
 
 from __future__ import annotations
@@ -112,6 +112,10 @@ def test_xss_conversation_stays_text(server: str, page: object):
     page.wait_for_function("() => [...document.querySelectorAll('input[role=combobox]')]"
                            ".some(e => e.value.includes('xss-<script>'))", timeout=RENDER_TIMEOUT_MS)
     page.wait_for_timeout(1500)  # the rerun with the new conversation
+    # A strategy that writes a summary at the default budget (the first variant may not compact).
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Strategy [counter]").first.click()
+    page.get_by_role("option").filter(has_text="codex [").first.click()
+    page.wait_for_timeout(1500)
     expander = page.locator('[data-testid="stExpander"]').filter(has_text="added").first
     expander.locator("summary").click()
     expander.get_by_text("<script>alert(1)</script>", exact=False).first.wait_for(timeout=RENDER_TIMEOUT_MS)
@@ -121,12 +125,12 @@ def test_xss_conversation_stays_text(server: str, page: object):
     page.screenshot(path=str(shots() / "explorer-xss.png"), full_page=True)
 
 
-def test_budget_slider_keyboard_changes_numbers(server: str, page: object):
+def test_window_slider_keyboard_changes_numbers(server: str, page: object):
     open_page(page, f"{server}/comparison", "Mean retained ratio")
     metric = page.locator('[data-testid="stMetric"]').filter(has_text="Mean retained ratio")
     value = metric.locator('[data-testid="stMetricValue"]')
     before = value.inner_text()
-    slider = page.get_by_role("slider", name="Budget (tokens)")
+    slider = page.get_by_role("slider", name="Window (tokens)")
     start = slider.get_attribute("aria-valuetext")
     slider.focus()
     page.keyboard.press("ArrowLeft")
@@ -134,6 +138,6 @@ def test_budget_slider_keyboard_changes_numbers(server: str, page: object):
     while value.inner_text() == before and time.monotonic() < deadline:
         page.wait_for_timeout(200)
     assert slider.get_attribute("aria-valuetext") != start
-    assert value.inner_text() != before, "moving the budget must change the numbers shown"
+    assert value.inner_text() != before, "moving the window must change the numbers shown"
     page.get_by_text(f"At {int(slider.get_attribute('aria-valuetext')):,} tokens").wait_for()
     page.screenshot(path=str(shots() / "comparison-after-slider.png"), full_page=True)
