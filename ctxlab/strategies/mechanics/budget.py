@@ -4,11 +4,16 @@ Where the other tails keep a fixed amount (20k tokens, 20 messages, 80%), this o
 as fits in the target (a share of the window), and pays for the rest in three steps, each only as
 far as needed:
 
-1. clear the oldest tool outputs, keeping their details (`trail.digest`), but never the newest
-   `Budget.keep_outputs` (observation masking, oldest first, stopping as soon as the context fits);
+1. clear the oldest tool outputs to the lines that later messages of the history so far name
+   (`trail.lines`: what the agent went back to), oldest first, stopping as soon as the context
+   fits; never the newest `Budget.keep_outputs`, nor one in the newest groups within
+   `RECENT_SHARE` of the target (the outputs the agent is working with stay whole);
 2. fold the oldest whole tool groups after the head into the summary (earlier summaries with
    them, so a merging voice updates one running summary), keeping the newest groups that fit what
-   the head and ``min(summary_max, target / 4)`` for the summary leave;
+   the head and ``min(summary_max, target / 4)`` for the summary leave; over `Budget.events`
+   events (OpenHands' count: a tool call or a message each), also everything but the newest
+   `EVENTS_KEPT` of that many, so the context is compacted every few dozen events, not only when
+   it is full;
 3. shrink the largest tool outputs still kept to head and tail, the cut middle's details in
    the marker (`trail.shrink`), when even the newest group does not fit. The exchange the agent
    is working on may be over the target alone: then the target gives way to the trigger threshold
@@ -16,9 +21,7 @@ far as needed:
    around it is not folded for its sake.
 
 The summary may then use up to `Budget.summary_max`, more than the target planned for it, but
-never more than the window leaves (`Selection.summary_cap`): measured on the bundled agent sessions,
-the summary's size matters most to what a compacted context still holds, because its details
-section is the densest record of what the folded turns named.
+never more than the window leaves (`Selection.summary_cap`).
 
 Cuts fall between tool groups (`tool_groups`), so no call is parted from its result. Counts are
 those of one counter, message overhead and tool definitions (`Budget.fixed`) included.
@@ -37,11 +40,11 @@ from ctxlab.strategies.mechanics.refs import named_later
 from ctxlab.strategies.trigger import event_sizes
 from ctxlab.tokens import TokenCounter
 
-MODE = 'digest'
-RECENT = 0.0
-EVENTS_KEEP = 0.5
-EVMODE = 'fold'
-PROTECT = False
+# Measured on the tuning half of ../shared/reallogs (docs/quality.md): outputs among the newest
+# groups within half the target stay whole (the agent is working with them), and over the event
+# limit the newest 0.6 of it stay whole, the rest folding into the summary.
+RECENT_SHARE = 0.5
+EVENTS_KEPT = 0.6
 _JOINS = 8  # tokens a summary may count more inside its wrapper than alone (merges at the seams)
 _MIN_SHRUNK = 64  # tokens a shrunk output keeps at least (its note), so nothing vanishes silently
 
@@ -58,6 +61,8 @@ class Budget(NamedTuple):
         summary_max: the summary's cap.
         wrapper: the summary message's content around ``{summary}`` (the policy's voice).
         keep_outputs: the newest tool outputs step 1 never clears.
+        events: over this many events, step 2 folds all but the newest `EVENTS_KEPT` of them
+            (0: no event limit).
     """
 
     window: int
@@ -77,26 +82,16 @@ def fit_budget(messages: Sequence[Message], counts: Sequence[int], counter: Toke
     target = budget.target - budget.fixed
     names = call_names(messages)
     sizes = event_sizes(messages)
-    if EVMODE == "mask":
-        sizes = [0 if m.mark is not None else n for m, n in zip(messages, sizes)]
-    keep_events = int(budget.events * (EVENTS_KEEP if EVENTS_KEEP else budget.target / max(budget.ceiling, 1))) if budget.events else 0
     over_events = bool(budget.events) and sum(sizes) > budget.events
-    recent = newest_groups(messages, counts, start, int(RECENT * target)) if RECENT else len(messages)
-    if over_events and EVMODE == "mask":
-        recent = min(recent, newest_groups(messages, sizes, start, keep_events))
-    excess = sum(counts) - target if not (over_events and EVMODE == "mask") else 1 << 40
-    cleared = clear_oldest(messages, counts, counter, names, excess, start, budget.keep_outputs, recent)
+    recent = newest_groups(messages, counts, start, int(RECENT_SHARE * target))
+    cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, budget.keep_outputs, recent)
     counts = recount(counts, cleared, counter)
-    if EVMODE == "mask":
-        over_events = False
     if sum(counts) <= target and not over_events:
         return Selection(tuple(range(len(messages))), replaced=cleared) if cleared else None
     held = [i for i in pinned if head <= i]
     cut, room = _fold_cut(messages, counts, budget, head, start, target, held)
     if over_events:
-        cut = max(cut, newest_groups(messages, sizes, start, keep_events))
-    if PROTECT:
-        cut = min(cut, _protected(messages, start, budget.keep_outputs))
+        cut = max(cut, newest_groups(messages, sizes, start, int(budget.events * EVENTS_KEPT)))
     shrunk = shrink_largest(messages, counts, counter, names, range(cut, len(messages)), sum(counts[cut:]) - room,
                             cleared)
     counts = recount(counts, shrunk, counter)
@@ -115,7 +110,7 @@ def _fold_cut(messages: Sequence[Message], counts: Sequence[int], budget: Budget
     """Where the kept groups begin, and the room they have (pinned messages before the cut paid)."""
     reserve = min(budget.summary_max, target // 4)
     room = target - sum(counts[:head]) - reserve
-    if sum(counts[(_protected(messages, start, budget.keep_outputs) if PROTECT else _newest_group(messages, start)):]) > room:
+    if sum(counts[_newest_group(messages, start):]) > room:
         # The exchange the agent is working on is over the target alone: it is cut only as far as
         # the trigger threshold (the window at most) needs, and the history kept within that too.
         room = budget.ceiling - budget.fixed - sum(counts[:head]) - reserve
@@ -125,18 +120,16 @@ def _fold_cut(messages: Sequence[Message], counts: Sequence[int], budget: Budget
 
 def clear_oldest(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, names: dict[str, str],
                  excess: int, start: int, keep_newest: int, stop: int | None = None) -> dict[int, Message]:
-    """Digests of the oldest tool outputs after `start` that save `excess` tokens (fewer when the
-    outputs run out), never one of the newest `keep_newest` nor one already cleared or cut."""
+    """The oldest tool outputs after `start` (and before `stop`) cleared to the lines later messages
+    name (`trail.lines`) until `excess` tokens are saved (fewer when the outputs run out), never one
+    of the newest `keep_newest` nor one already cleared or cut."""
     out: dict[int, Message] = {}
-    later = named_later(messages) if MODE == "lines" else None
+    later = named_later(messages)
     for i in _clearable(messages, start, keep_newest):
-        if stop is not None and i >= stop:
-            break
-        if excess <= 0:
+        if excess <= 0 or (stop is not None and i >= stop):
             break
         message = messages[i]
-        name = names.get(message.tool_call_id or "", "tool")
-        cleared = trail.lines(message, later[i], name) if later is not None else trail.digest(message, name)
+        cleared = trail.lines(message, later[i], names.get(message.tool_call_id or "", "tool"))
         saved = counts[i] - counter.count_message(cleared)
         if saved > 0:
             out[i] = cleared
@@ -148,17 +141,6 @@ def _clearable(messages: Sequence[Message], start: int, keep_newest: int) -> Ite
     results = [i for i in range(start, len(messages)) if messages[i].role == "tool"]
     old = results[:-keep_newest] if keep_newest > 0 else results
     return (i for i in old if messages[i].mark is None)
-
-
-def _protected(messages: Sequence[Message], start: int, keep: int) -> int:
-    outputs = [i for i in range(start, len(messages)) if messages[i].role == "tool"]
-    newest = _newest_group(messages, start)
-    if keep <= 0 or not outputs:
-        return newest
-    at = outputs[-keep] if len(outputs) >= keep else outputs[0]
-    groups = tool_groups(messages[start:])
-    owner = max((start + g.start for g in groups if start + g.start <= at), default=start)
-    return min(owner, newest)
 
 
 def _newest_group(messages: Sequence[Message], start: int) -> int:

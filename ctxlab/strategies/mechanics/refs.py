@@ -1,25 +1,26 @@
-"""Names and the lines that hold them: which lines of an old message the conversation has gone back to.
+"""Names and the lines that hold them: which lines of an old message the conversation went back to.
 
 A *name* is what an agent can only get from its context: a run of ``A-Z a-z 0-9 _ . / : @ # -`` of
 at least `MIN_NAME` characters with a digit, one of ``/ . _ : -``, or an inner capital (a path, a
-symbol, a flag, a version, an id). A line of an old tool output is *referenced* when it holds a name
-that a later message of the conversation holds too (the agent's own calls, the user, later
-outputs): what the agent has already gone back to is what it is likely to need again. Only the
-messages handed to the policy are read, so nothing after the call being compressed is used.
+symbol, a flag, a version, an id); the shape of the grounded measures' specific strings
+(`ctxlab.metrics.specific`, a higher layer than strategies), without ``key=`` runs. A line of an
+old tool output is *referenced* when it holds a name that a later message of the conversation
+holds too (the agent's own calls and text, the user, later outputs): what the agent has already
+gone back to is what it is likely to need again. Only the messages handed to the policy are read,
+so nothing after the call being compressed is used.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from bisect import bisect_right
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import accumulate
 
 from ctxlab.messages import Message
 
 MIN_NAME = 5
-FROM_TOOLS = True
 _RUN = re.compile(r"[A-Za-z0-9_./:@#-]+")
 _SPECIFIC = re.compile(r"[0-9/._:-]|[a-z0-9][A-Z]")
 
@@ -30,7 +31,7 @@ def names(text: str) -> frozenset[str]:
     return frozenset(run for run in runs if len(run) >= MIN_NAME and _SPECIFIC.search(run))
 
 
-@lru_cache(maxsize=4096)  # a compaction reads every message; most were read at the last one
+@lru_cache(maxsize=4096)  # a compaction reads every message; most were read at the previous call
 def _text_names(text: str) -> frozenset[str]:
     return names(text)
 
@@ -43,19 +44,18 @@ def message_names(message: Message) -> frozenset[str]:
     return found
 
 
-def named_later(messages: Sequence[Message], start: int = 0) -> list[frozenset[str]]:
-    """For each index ``i >= start`` (offset by `start`), the names some message after ``i`` holds."""
+def named_later(messages: Sequence[Message]) -> list[frozenset[str]]:
+    """For each index ``i``, the names that some message after ``messages[i]`` holds."""
     out: list[frozenset[str]] = []
     later: frozenset[str] = frozenset()
-    for message in reversed(messages[start:]):
+    for message in reversed(messages):
         out.append(later)
-        if FROM_TOOLS or message.role != "tool":
-            later = later | message_names(message)
+        later = later | message_names(message)
     return out[::-1]
 
 
 def referenced_lines(text: str, wanted: frozenset[str]) -> list[tuple[int, str]]:
-    """(number, line) of the lines of `text` holding a name in `wanted`."""
+    """(number, line) of the lines of `text` holding a name in `wanted`, in order."""
     hits = _text_names(text) & wanted
     if not hits:
         return []
