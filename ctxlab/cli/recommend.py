@@ -44,8 +44,8 @@ def recommend(
         show_default=False)] = None,
     vs_anchors: Annotated[bool, typer.Option(
         "--vs-anchors", help="Instead: run the agent presets and `recommended` at several settings, and show "
-                             "recommended's needed recall at each agent's tokens sent (wins / ties / loses, pooled "
-                             "and session by session).")] = False,
+                             "recommended's needed, in-context and non-regex recall at each agent's tokens sent "
+                             "(wins / ties / loses pooled, the difference, sessions won / tied / lost).")] = False,
 ) -> None:
     """Which context policy keeps the most of what your agent used next, and what it sends.
 

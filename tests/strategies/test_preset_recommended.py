@@ -51,8 +51,10 @@ def test_lines_keeps_the_whole_lines_that_hold_a_wanted_name_and_marks_the_gaps(
 def test_refs_name_paths_symbols_and_long_numbers_not_words() -> None:
     assert refs.names("see src/app.py: HandlerX1 has 10245 rows, not 1024, README or words.") == {
         "src/app.py", "HandlerX1", "10245"}
-    later = refs.named_later(session(2, lines=4, mention="src/s0/mod_1.py"))
-    assert "src/s0/mod_1.py" in later[3] and "src/s0/mod_1.py" not in later[-2]  # only what came after
+    m = session(2, lines=4, mention="src/s0/mod_1.py")
+    last = refs.last_named(m)
+    assert refs.named_later(m, 3, last) == {"src/s0/mod_1.py"}  # the user named it after the read
+    assert refs.named_later(m, 5, last) == set()  # the second read: nothing after it names its lines
 
 
 def test_shrink_keeps_head_and_tail_and_lists_the_cut_middle() -> None:

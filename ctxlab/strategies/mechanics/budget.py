@@ -36,7 +36,7 @@ from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import trail
 from ctxlab.strategies.mechanics.context import Selection, call_names, tool_groups
 from ctxlab.strategies.mechanics.fit import newest_groups, recount
-from ctxlab.strategies.mechanics.refs import named_later
+from ctxlab.strategies.mechanics.refs import last_named, named_later
 from ctxlab.strategies.trigger import event_sizes
 from ctxlab.tokens import TokenCounter
 
@@ -124,12 +124,12 @@ def clear_oldest(messages: Sequence[Message], counts: Sequence[int], counter: To
     name (`trail.lines`) until `excess` tokens are saved (fewer when the outputs run out), never one
     of the newest `keep_newest` nor one already cleared or cut."""
     out: dict[int, Message] = {}
-    later = named_later(messages)
+    last = last_named(messages)
     for i in _clearable(messages, start, keep_newest):
         if excess <= 0 or (stop is not None and i >= stop):
             break
         message = messages[i]
-        cleared = trail.lines(message, later[i], names.get(message.tool_call_id or "", "tool"))
+        cleared = trail.lines(message, named_later(messages, i, last), names.get(message.tool_call_id or "", "tool"))
         saved = counts[i] - counter.count_message(cleared)
         if saved > 0:
             out[i] = cleared

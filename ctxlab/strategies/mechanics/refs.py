@@ -44,14 +44,15 @@ def message_names(message: Message) -> frozenset[str]:
     return found
 
 
-def named_later(messages: Sequence[Message]) -> list[frozenset[str]]:
-    """For each index ``i``, the names that some message after ``messages[i]`` holds."""
-    out: list[frozenset[str]] = []
-    later: frozenset[str] = frozenset()
-    for message in reversed(messages):
-        out.append(later)
-        later = later | message_names(message)
-    return out[::-1]
+def last_named(messages: Sequence[Message]) -> dict[str, int]:
+    """Each name's last index among `messages`: a name of ``messages[i]`` is held by a later
+    message exactly when its last index is after ``i`` (one pass, no set per message)."""
+    return {name: i for i, message in enumerate(messages) for name in message_names(message)}
+
+
+def named_later(messages: Sequence[Message], i: int, last: dict[str, int]) -> frozenset[str]:
+    """The names of ``messages[i]`` that a later message holds too (`last` from `last_named`)."""
+    return frozenset(name for name in message_names(messages[i]) if last[name] > i)
 
 
 def referenced_lines(text: str, wanted: frozenset[str]) -> list[tuple[int, str]]:
@@ -65,4 +66,4 @@ def referenced_lines(text: str, wanted: frozenset[str]) -> list[tuple[int, str]]
     return [(n, lines[n]) for n in sorted(found)]
 
 
-__all__ = ["MIN_NAME", "message_names", "named_later", "names", "referenced_lines"]
+__all__ = ["MIN_NAME", "last_named", "message_names", "named_later", "names", "referenced_lines"]
