@@ -35,10 +35,11 @@ ANCHORS = ("pi", "codex", "langchain_trim", "langchain_summarization", "langchai
            "openhands_agent", "inspect_trim", "inspect_edit", "inspect_summary", "claude_code",
            "anthropic_context_editing", "anthropic_compaction", "gemini_cli", "opencode", "cline", "aider", "goose",
            "letta")
-# `recommended` from cheap to generous: compact at `trigger_value` of the window, down to `tail_value`.
-SETTINGS = ("recommended:trigger_value=0.4,tail_value=0.2", "recommended:trigger_value=0.6,tail_value=0.4",
-            "recommended:trigger_value=0.8,tail_value=0.6", "recommended:trigger_value=0.9,tail_value=0.7",
-            "recommended:trigger_value=1.0,tail_value=0.9")
+# `recommended` from cheap to generous: compact above `trigger_events` events (or over
+# `trigger_share` of the window, down to `target_share`); the last only when the window is full.
+SETTINGS = ("recommended:trigger_share=0.4,target_share=0.2,trigger_events=20", "recommended:trigger_events=20",
+            "recommended:trigger_events=30", "recommended:trigger_events=40", "recommended:trigger_events=60",
+            "recommended:trigger_events=80", "recommended:trigger_events=120", "recommended:trigger_events=0")
 WINDOWS = (8000, 32000, 128000)
 SESSION_TIE = 0.005
 WINS, TIES, LOSES, OUT = "wins", "ties", "loses", "out of range"

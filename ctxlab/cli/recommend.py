@@ -44,8 +44,8 @@ def recommend(
         show_default=False)] = None,
     vs_anchors: Annotated[bool, typer.Option(
         "--vs-anchors", help="Instead: run the agent presets and `recommended` at several settings, and show "
-                             "recommended's needed recall at each agent's tokens sent (wins / ties / loses, pooled "
-                             "and session by session).")] = False,
+                             "recommended's needed, in-context and non-regex recall at each agent's tokens sent "
+                             "(wins / ties / loses pooled, the difference, sessions won / tied / lost).")] = False,
 ) -> None:
     """Which context policy keeps the most of what your agent used next, and what it sends.
 
@@ -111,8 +111,9 @@ def input_price(model: str) -> float:
 
 VS_HEADERS = {"anchor": "agent preset", "anchor_tokens": "its tokens sent / session", "anchor_recall": "its needed recall",
               "anchor_overflow_rate": "its calls over window", "candidate_recall": "recommended at those tokens",
-              "verdict": "verdict", "sessions": "sessions W/T/L/out", "in_context": "in context: verdict W/T/L",
-              "non_regex": "non-regex: verdict W/T/L", "dominated": "a cheaper setting keeps as much"}
+              "verdict": "verdict", "sessions": "sessions W/T/L/out",
+              "in_context": "in context: verdict, recommended - it, sessions W/T/L",
+              "non_regex": "non-regex: verdict, recommended - it, sessions W/T/L", "dominated": "a cheaper setting keeps as much"}
 
 
 def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None, workers: int, limit: int | None,
@@ -141,8 +142,8 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
     shown_table = table.assign(
         anchor_recall=_interval(table, "anchor"), candidate_recall=_interval(table, "candidate"),
         anchor_overflow_rate=table["anchor_overflow_rate"].map(lambda v: "-" if v != v else f"{100 * v:.1f}%"),
-        sessions=_tally(table), **{y.removesuffix("_recall"): tables[y]["verdict"] + " " + _tally(tables[y], out=False)
-                                  for y in ("in_context_recall", "non_regex_recall")})
+        sessions=_tally(table), **{y.removesuffix("_recall"): _verdict(tables[y]) for y in ("in_context_recall",
+                                                                                      "non_regex_recall")})
     out.print(df_table(shown_table, "recommended against the agent presets at their tokens sent (needed recall, "
                                     "95% CI over sessions; overlapping intervals tie)", VS_HEADERS))
     counts = table["verdict"].value_counts()
@@ -158,6 +159,14 @@ def _interval(table: Any, who: str) -> Any:
         return f"{100 * value:.1f}%{bounds}"
 
     return table.apply(show, axis=1) if len(table) else table["anchor"]
+
+
+def _verdict(table: Any) -> Any:
+    """The pooled verdict, recommended's recall minus the anchor's in points, and the session tally."""
+    import pandas as pd
+
+    delta = 100 * (pd.to_numeric(table["candidate_recall"], errors="coerce") - table["anchor_recall"])
+    return table["verdict"] + delta.map(lambda d: "" if d != d else f" {d:+.1f} pt") + " " + _tally(table, out=False)
 
 
 def _tally(table: Any, out: bool = True) -> Any:

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from ctxlab import store
+from ctxlab.analysis import dominance as dom
 from ctxlab.analysis import frames
 from ctxlab.analysis.dominance import LOSES, OUT, TIES, WINS, compare, curve, dominance, recall_at, replay_config
 from ctxlab.analysis.recommend import frontier
@@ -105,18 +106,18 @@ def test_replay_config_runs_anchors_and_settings_per_turn_with_their_own_counter
     assert config.modes == ("per-turn",) and config.windows == (8000,)
 
 
-def test_recommended_keeps_at_least_compactions_recall_at_no_more_tokens(tmp_path: Path) -> None:
-    """End to end on six bundled agent sessions at 8k: some setting of `recommended` sends no more
-    tokens than the seed `compaction` and keeps at least its regex fact recall (it keeps far more: the
-    margin asked is 0.1, against measured gaps of about 0.3); both have needed-context recall."""
-    config = replay_config(["sample:agent_sessions"], (8000,), settings=(
-        "recommended:trigger_value=0.4,tail_value=0.2", "recommended:trigger_value=0.6,tail_value=0.4"),
-        anchors=("compaction",), db=str(tmp_path / "d.duckdb"), workers=0, limit=6)
+def test_recommended_keeps_more_than_compaction_at_compactions_tokens(tmp_path: Path) -> None:
+    """End to end on six bundled agent sessions at 8k: read off `recommended`'s curve of settings at
+    the seed `compaction`'s tokens sent (as `dominance` does), it keeps more of what the agent's
+    next action used, needed and in context (measured: 0.899 against 0.896, 0.824 against 0.813)."""
+    config = replay_config(["sample:agent_sessions"], (8000,), settings=dom.SETTINGS[:3], anchors=("compaction",),
+                           db=str(tmp_path / "d.duckdb"), workers=0, limit=6)
     summary = replay(config)
     with store.reading(summary.db) as con:
         front = frontier(frames.results(con, summary.run_id, mode="per-turn"), "o200k_base")
     seed = front[front["label"] == "compaction"].iloc[0]
     mine = front[front["label"].str.startswith("recommended")]
-    cheaper = mine[mine["tokens_sent"] <= seed["tokens_sent"]]
-    assert len(cheaper) and cheaper["fact_recall"].max() >= seed["fact_recall"] + 0.1
+    for y in ("needed_recall", "in_context_recall"):
+        at = recall_at(curve(mine, y), seed["tokens_sent"])
+        assert at is not None and at > seed[y], y
     assert front["needed_recall"].between(0, 1).all() and (front["refetch_tokens"] >= 0).all()

@@ -6,7 +6,8 @@ from typer.testing import CliRunner
 
 from ctxlab import store
 from ctxlab.analysis import frames
-from ctxlab.analysis.recommend import frontier, recommend
+from ctxlab.analysis.dominance import ANCHORS, dominance
+from ctxlab.analysis.recommend import frontier, recommend, session_rows
 from ctxlab.cli import app
 
 
@@ -33,3 +34,23 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
 def test_recommend_needs_a_window():
     result = CliRunner().invoke(app, ["recommend", "sample:chats"])
     assert result.exit_code != 0 and "--window" in result.output
+
+
+def test_vs_anchors_prints_each_anchors_verdict_difference_and_sessions_won_tied_lost(tmp_path):
+    db = str(tmp_path / "v.duckdb")
+    result = CliRunner().invoke(app, [
+        "recommend", "sample:agent_sessions", "--window", "8000", "--limit", "3", "--workers", "0", "--db", db,
+        "--vs-anchors"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    with store.reading(db) as con:
+        results = frames.results(con, store.resolve_run(con, None), mode="per-turn")
+    table = dominance(frontier(results, "o200k_base"), sessions=session_rows(results, "o200k_base"),
+                      y="in_context_recall")
+    assert set(table["anchor"]) == set(ANCHORS)
+    lines = {line.split()[0]: line for line in result.output.splitlines() if line.split()[:1] != []}
+    for row in table.itertuples():
+        tally = f"{row.sessions_won}/{row.sessions_tied}/{row.sessions_lost}"
+        if row.verdict == "out of range":
+            assert f"out of range {tally}" in lines[row.anchor]
+        else:  # the verdict, recommended's recall minus the anchor's in points, the sessions
+            assert f"{row.verdict} {100 * (row.candidate_recall - row.anchor_recall):+.1f} pt {tally}" in lines[row.anchor]

@@ -1,12 +1,14 @@
-"""`recommended` and the mechanics it adds to the policy model: trail digests of cleared tool
-outputs, head+tail cuts that list the cut middle's details, and the ``budget`` tail (clear the
-oldest outputs, then fold the oldest groups into a running summary, then cut the largest output)."""
+"""`recommended` and the mechanics it adds to the policy model: cleared tool outputs that keep the
+lines later messages name, head+tail cuts that list the cut middle's details, and the ``budget``
+tail (clear the oldest outputs, then fold the oldest groups into a running summary, also over the
+event limit, then cut the largest output); the lines kept never depend on the future."""
 
 from __future__ import annotations
 
-from ctxlab.messages import Message, ToolCall, validate_messages
+from ctxlab.messages import Conversation, Message, ToolCall, validate_messages
+from ctxlab.replay.steps import replay_steps
 from ctxlab.strategies import get_strategy, strategy_params
-from ctxlab.strategies.mechanics import trail
+from ctxlab.strategies.mechanics import refs, trail
 from ctxlab.tokens import get_counter
 from tests.builders import Convo, prose
 
@@ -25,21 +27,34 @@ def named(text: str, tag: str, lines: int = 40) -> list[str]:
             if d in text]
 
 
-def session(steps: int, lines: int = 40) -> tuple[Message, ...]:
+def session(steps: int, lines: int = 40, mention: str | None = None) -> tuple[Message, ...]:
+    """A task, `steps` reads, an answer; with `mention`, the user names it after the reads."""
     c = Convo().system().user("Fix the failing import in src/app.py.")
     for step in range(steps):
         c.tools(("read_file", output(f"s{step}", lines)), text=f"Step {step}: reading.")
+    if mention is not None:
+        c.user(f"Look again at {mention}.")
     return c.assistant("Found it.").build()
 
 
-def test_digest_keeps_the_details_of_a_cleared_output() -> None:
+def test_lines_keeps_the_whole_lines_that_hold_a_wanted_name_and_marks_the_gaps() -> None:
     message = Message("tool", output("db"), id="t1", tool_call_id="c1")
-    cleared = trail.digest(message, "read_file")
+    lines = message.text.split("\n")
+    cleared = trail.lines(message, frozenset({"src/db/mod_3.py", "HandlerDb4", "not/there.py"}), "read_file")
     assert (cleared.id, cleared.tool_call_id, cleared.mark) == ("t1", "c1", "truncated")
-    assert cleared.text.startswith("[read_file output cleared, ")
-    assert len(named(cleared.text, "db")) == 80  # every path and symbol of the 40 lines
-    assert "rows" in cleared.text and prose(240, 1) not in cleared.text  # counts kept, filler gone
-    assert O200K.count(cleared.text) < O200K.count(message.text) / 3
+    assert cleared.text.split("\n") == ["[read_file output cleared to the 2 of its 40 lines that later messages name]",
+                                         "[...]", lines[3], lines[4]]
+    bare = trail.lines(message, frozenset({"src/other.py"}), "read_file")
+    assert bare.text == f"[read_file output cleared, {len(message.text):,} characters]"
+
+
+def test_refs_name_paths_symbols_and_long_numbers_not_words() -> None:
+    assert refs.names("see src/app.py: HandlerX1 has 10245 rows, not 1024, README or words.") == {
+        "src/app.py", "HandlerX1", "10245"}
+    m = session(2, lines=4, mention="src/s0/mod_1.py")
+    last = refs.last_named(m)
+    assert refs.named_later(m, 3, last) == {"src/s0/mod_1.py"}  # the user named it after the read
+    assert refs.named_later(m, 5, last) == set()  # the second read: nothing after it names its lines
 
 
 def test_shrink_keeps_head_and_tail_and_lists_the_cut_middle() -> None:
@@ -59,8 +74,8 @@ def test_shrink_below_the_details_clips_the_note() -> None:
     assert cut.text.startswith("[read_file output cleared, ") and cut.text.endswith("…]")
 
 
-def test_over_the_trigger_the_oldest_outputs_are_cleared_first_and_nothing_is_summarized() -> None:
-    m = session(4)
+def test_over_the_trigger_the_oldest_outputs_are_cleared_to_the_lines_named_later() -> None:
+    m = session(4, mention="src/s0/mod_5.py")
     total = O200K.count_messages(m)
     # Clearing the two oldest outputs is enough to reach the target: they go, the rest stays whole.
     r = get_strategy("recommended", trigger_share=0.5, target_share=0.75, mask_keep=2).compress(
@@ -68,9 +83,47 @@ def test_over_the_trigger_the_oldest_outputs_are_cleared_first_and_nothing_is_su
     assert r.tokens_after <= int((total + 100) * 0.75)
     outputs = [x for x in r.messages if x.role == "tool"]
     assert [x.mark for x in outputs] == ["truncated", "truncated", None, None]
-    assert len(named(outputs[0].text, "s0")) == 80
+    # The line the user went back to stays whole; the rest of the output is gone.
+    assert named(outputs[0].text, "s0") == ["src/s0/mod_5.py", "HandlerS05"]
+    assert m[3].text.split("\n")[5] in outputs[0].text and prose(240, 1) not in outputs[0].text
+    assert outputs[1].text.startswith("[read_file output cleared, ")  # nothing named it later
     assert r.summary is None and not any(x.mark == "summary" for x in r.messages)
     assert not r.dropped_ids
+
+
+def test_the_lines_kept_never_depend_on_the_call_being_compressed() -> None:
+    """A policy may not see the future: the call after the history names a line, which is not kept
+    for it; the same line named inside the history is."""
+    history = session(4)
+    future = Message("assistant", "Opening it.", id="next", tool_calls=(ToolCall("c9", "read_file",
+                                                                                  '{"path": "src/s0/mod_5.py"}'),))
+    strategy = get_strategy("recommended", trigger_share=0.5, target_share=0.75, mask_keep=2)
+    window = O200K.count_messages(history) + 100
+    sent = strategy.compress(history, window, counter="o200k_base")
+    replayed = [s.result for s in replay_steps(strategy, Conversation("c", (*history, future)), window, O200K,
+                                               "per-turn") if s.upto == len(history)]
+    assert replayed and replayed[0] is not None and replayed[0].messages == sent.messages
+    assert "src/s0/mod_5.py" not in "".join(x.text for x in sent.messages if x.role == "tool")
+    named_before = strategy.compress(session(4, mention="src/s0/mod_5.py"), window + 30, counter="o200k_base")
+    assert "src/s0/mod_5.py" in "".join(x.text for x in named_before.messages if x.role == "tool")
+
+
+def test_outputs_in_the_newest_half_of_the_target_stay_whole() -> None:
+    m = session(6, lines=10)
+    r = get_strategy("recommended", trigger_share=0.5, target_share=0.9, mask_keep=0).compress(
+        m, O200K.count_messages(m) + 100, counter="o200k_base")
+    marks = [x.mark for x in r.messages if x.role == "tool"]
+    assert marks[0] == "truncated" and marks[-2:] == [None, None]  # mask_keep=0 alone would clear them
+
+
+def test_over_the_event_limit_the_oldest_groups_fold_though_the_tokens_fit() -> None:
+    m = session(12, lines=2)
+    r = get_strategy("recommended", trigger_events=20).compress(m, 100_000, counter="o200k_base")
+    validate_messages(r.messages)
+    assert r.summary is not None and r.messages[2].mark == "summary"
+    events = sum(len(x.tool_calls) if x.tool_calls else 1 for x in r.messages[3:])
+    assert events <= int(20 * 0.6) and r.messages[-1].text == "Found it."  # the newest 0.6 of 20, whole groups
+    assert get_strategy("recommended", trigger_events=0).compress(m, 100_000, counter="o200k_base").messages == m
 
 
 def test_below_the_trigger_nothing_changes() -> None:
@@ -107,7 +160,7 @@ def test_the_running_summary_is_updated_not_stacked() -> None:
 
 def test_a_huge_newest_output_is_cut_to_head_and_tail_with_its_details_using_the_window() -> None:
     m = Convo().system().user("Why does the build fail?").tools(("run_shell", output("log", 100))).build()
-    r = get_strategy("recommended").compress(m, 6000, counter="o200k_base")
+    r = get_strategy("recommended", trigger_share=0.8, target_share=0.6).compress(m, 6000, counter="o200k_base")
     validate_messages(r.messages)
     assert r.fits
     cut = r.messages[-1]
@@ -129,8 +182,9 @@ def test_defaults_are_on_the_policy_model() -> None:
     params = strategy_params("recommended")
     assert {k: params[k] for k in ("trigger", "trigger_share", "head", "tail", "target_share", "middle", "voice",
                                    "summarizer")} == {
-        "trigger": "share", "trigger_share": 0.8, "head": "input", "tail": "budget", "target_share": 0.6,
+        "trigger": "share", "trigger_share": 1.0, "head": "input", "tail": "budget", "target_share": 0.9,
         "middle": "summarize", "voice": "ctxlab", "summarizer": "extractive"}
+    assert params["trigger_events"] == 60
     assert get_strategy("recommended:target_share=0.4").target_share == 0.4
 
 

@@ -4,11 +4,16 @@ Where the other tails keep a fixed amount (20k tokens, 20 messages, 80%), this o
 as fits in the target (a share of the window), and pays for the rest in three steps, each only as
 far as needed:
 
-1. clear the oldest tool outputs, keeping their details (`trail.digest`), but never the newest
-   `Budget.keep_outputs` (observation masking, oldest first, stopping as soon as the context fits);
+1. clear the oldest tool outputs to the lines that later messages of the history so far name
+   (`trail.lines`: what the agent went back to), oldest first, stopping as soon as the context
+   fits; never the newest `Budget.keep_outputs`, nor one in the newest groups within
+   `RECENT_SHARE` of the target (the outputs the agent is working with stay whole);
 2. fold the oldest whole tool groups after the head into the summary (earlier summaries with
    them, so a merging voice updates one running summary), keeping the newest groups that fit what
-   the head and ``min(summary_max, target / 4)`` for the summary leave;
+   the head and ``min(summary_max, target / 4)`` for the summary leave; over `Budget.events`
+   events (OpenHands' count: a tool call or a message each), also everything but the newest
+   `EVENTS_KEPT` of that many, so the context is compacted every few dozen events, not only when
+   it is full;
 3. shrink the largest tool outputs still kept to head and tail, the cut middle's details in
    the marker (`trail.shrink`), when even the newest group does not fit. The exchange the agent
    is working on may be over the target alone: then the target gives way to the trigger threshold
@@ -16,9 +21,7 @@ far as needed:
    around it is not folded for its sake.
 
 The summary may then use up to `Budget.summary_max`, more than the target planned for it, but
-never more than the window leaves (`Selection.summary_cap`): measured on the bundled agent sessions,
-the summary's size matters most to what a compacted context still holds, because its details
-section is the densest record of what the folded turns named.
+never more than the window leaves (`Selection.summary_cap`).
 
 Cuts fall between tool groups (`tool_groups`), so no call is parted from its result. Counts are
 those of one counter, message overhead and tool definitions (`Budget.fixed`) included.
@@ -33,8 +36,15 @@ from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import trail
 from ctxlab.strategies.mechanics.context import Selection, call_names, tool_groups
 from ctxlab.strategies.mechanics.fit import newest_groups, recount
+from ctxlab.strategies.mechanics.refs import last_named, named_later
+from ctxlab.strategies.trigger import event_sizes
 from ctxlab.tokens import TokenCounter
 
+# Measured on the tuning half of ../shared/reallogs (docs/quality.md): outputs among the newest
+# groups within half the target stay whole (the agent is working with them), and over the event
+# limit the newest 0.6 of it stay whole, the rest folding into the summary.
+RECENT_SHARE = 0.5
+EVENTS_KEPT = 0.6
 _JOINS = 8  # tokens a summary may count more inside its wrapper than alone (merges at the seams)
 _MIN_SHRUNK = 64  # tokens a shrunk output keeps at least (its note), so nothing vanishes silently
 
@@ -51,6 +61,8 @@ class Budget(NamedTuple):
         summary_max: the summary's cap.
         wrapper: the summary message's content around ``{summary}`` (the policy's voice).
         keep_outputs: the newest tool outputs step 1 never clears.
+        events: over this many events, step 2 folds all but the newest `EVENTS_KEPT` of them
+            (0: no event limit).
     """
 
     window: int
@@ -60,6 +72,7 @@ class Budget(NamedTuple):
     summary_max: int
     wrapper: str
     keep_outputs: int
+    events: int = 0
 
 
 def fit_budget(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, budget: Budget, head: int,
@@ -68,12 +81,17 @@ def fit_budget(messages: Sequence[Message], counts: Sequence[int], counter: Toke
     `pinned` messages before the cut are paid for too. None when the context already fits."""
     target = budget.target - budget.fixed
     names = call_names(messages)
-    cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, budget.keep_outputs)
+    sizes = event_sizes(messages)
+    over_events = bool(budget.events) and sum(sizes) > budget.events
+    recent = newest_groups(messages, counts, start, int(RECENT_SHARE * target))
+    cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, budget.keep_outputs, recent)
     counts = recount(counts, cleared, counter)
-    if sum(counts) <= target:
+    if sum(counts) <= target and not over_events:
         return Selection(tuple(range(len(messages))), replaced=cleared) if cleared else None
     held = [i for i in pinned if head <= i]
     cut, room = _fold_cut(messages, counts, budget, head, start, target, held)
+    if over_events:
+        cut = max(cut, newest_groups(messages, sizes, start, int(budget.events * EVENTS_KEPT)))
     shrunk = shrink_largest(messages, counts, counter, names, range(cut, len(messages)), sum(counts[cut:]) - room,
                             cleared)
     counts = recount(counts, shrunk, counter)
@@ -101,15 +119,17 @@ def _fold_cut(messages: Sequence[Message], counts: Sequence[int], budget: Budget
 
 
 def clear_oldest(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, names: dict[str, str],
-                 excess: int, start: int, keep_newest: int) -> dict[int, Message]:
-    """Digests of the oldest tool outputs after `start` that save `excess` tokens (fewer when the
-    outputs run out), never one of the newest `keep_newest` nor one already cleared or cut."""
+                 excess: int, start: int, keep_newest: int, stop: int | None = None) -> dict[int, Message]:
+    """The oldest tool outputs after `start` (and before `stop`) cleared to the lines later messages
+    name (`trail.lines`) until `excess` tokens are saved (fewer when the outputs run out), never one
+    of the newest `keep_newest` nor one already cleared or cut."""
     out: dict[int, Message] = {}
+    last = last_named(messages)
     for i in _clearable(messages, start, keep_newest):
-        if excess <= 0:
+        if excess <= 0 or (stop is not None and i >= stop):
             break
         message = messages[i]
-        cleared = trail.digest(message, names.get(message.tool_call_id or "", "tool"))
+        cleared = trail.lines(message, named_later(messages, i, last), names.get(message.tool_call_id or "", "tool"))
         saved = counts[i] - counter.count_message(cleared)
         if saved > 0:
             out[i] = cleared

@@ -1,17 +1,21 @@
-"""Clearing a tool output but keeping its trail: the details it named stay in a short note.
+"""Clearing a tool output but keeping its trail: the lines the conversation went back to stay.
 
 Clearing old observations (JetBrains "The Complexity Trap"; LangChain ``ClearToolUsesEdit``;
-inspect_ai ``CompactionEdit``) saves most of a context, but a bare placeholder also loses the paths,
-symbols, error codes and counts the output named, which an agent needs to find its way back (re-read
-the file, grep the symbol). Here a cleared output becomes a note listing those details
-(`ctxlab.summarize.heuristics.details`), about a quarter of the output's tokens on the bundled
-agent sessions; an output that must shrink but may keep some text keeps its head and tail, with
-the details of the cut middle in the omission marker.
+inspect_ai ``CompactionEdit``) saves most of a context, but a bare placeholder also loses what the
+agent found there. Here a cleared output keeps its *referenced* lines (`lines`): those holding a
+name (path, symbol, flag, number) that a later message of the history so far also holds
+(`ctxlab.strategies.mechanics.refs`), each whole (up to `LINE_CHARS`), gaps marked, so a string
+the agent used keeps the line that says what it is. An earlier version kept a list of every detail
+the output named (paths, identifiers, counts): it kept strings but not their lines, and on real
+sessions lost to the agents' whole-message tails when the string had to come with its line
+(docs/quality.md). An output that must shrink but may keep some text keeps its head and tail, with
+the details of the cut middle in the omission marker (`shrink`).
 """
 
 from __future__ import annotations
 
 from ctxlab.messages import Message
+from ctxlab.strategies.mechanics.refs import referenced_lines
 from ctxlab.summarize.heuristics import details
 from ctxlab.summarize.sections import DETAIL_SEPARATOR
 from ctxlab.tokens import TokenCounter
@@ -19,6 +23,9 @@ from ctxlab.tokens.clip import truncate_head_tail
 
 CLEARED = "[{name} output cleared, {chars:,} characters{trail}]"
 OMITTED = "\n[... {chars:,} characters omitted{trail} ...]\n"
+LINES = "[{name} output cleared to the {kept} of its {total:,} lines that later messages name]"
+GAP = "[...]"
+LINE_CHARS = 400
 
 
 def note(name: str, text: str, omitted: str | None = None) -> str:
@@ -30,9 +37,21 @@ def note(name: str, text: str, omitted: str | None = None) -> str:
     return OMITTED.format(chars=len(omitted), trail=trail)
 
 
-def digest(message: Message, name: str) -> Message:
-    """A tool result cleared to the note of its details (same id and call id, marked truncated)."""
-    return message.with_text(note(name, message.text))
+def lines(message: Message, wanted: frozenset[str], name: str) -> Message:
+    """A tool result cleared to its lines that hold a name in `wanted` (whole lines up to
+    `LINE_CHARS`, gaps marked), or to its bare note when none does; same id and call id, marked
+    truncated."""
+    text = message.text
+    kept = referenced_lines(text, wanted)
+    if not kept:
+        return message.with_text(CLEARED.format(name=name, chars=len(text), trail=""))
+    out, last = [LINES.format(name=name, kept=len(kept), total=text.count("\n") + 1)], -1
+    for n, line in kept:
+        if n != last + 1:
+            out.append(GAP)
+        out.append(line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …")
+        last = n
+    return message.with_text("\n".join(out))
 
 
 def shrink(message: Message, max_tokens: int, counter: TokenCounter, name: str) -> Message:
