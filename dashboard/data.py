@@ -165,12 +165,12 @@ def policy_front(db: Db, run_id: str, dataset: str | None, reference: str, windo
     """`ctxlab.analysis.recommend.frontier` of a run's per-turn units at one window (with the mean
     session cost under `price_model` when given, and refetch priced at its uncached input price)."""
     from ctxlab.analysis.recommend import frontier
-    from ctxlab.cost import price_model as lookup
+    from ctxlab.cost import input_price
 
     df = results(db, run_id, dataset)
     costs, price = None, None
     if price_model is not None:
         costs = session_costs(db, run_id, dataset)
         costs = costs[(costs["price_model"] == price_model) & (costs["budget"] == window)]
-        price = lookup(price_model).prices.base.input
+        price = input_price(price_model)
     return frontier(df[df["budget"] == window], reference, costs, price)

@@ -21,11 +21,12 @@ SUMMARY_KEYS = ("label", "counter", "budget", "mode")
 
 
 def runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every run, newest first, with its totals."""
+    """Every run, newest first, with its totals; ``tuned`` names the preset of a setting `ctxlab tune`
+    evaluated (None for a replay)."""
     return con.execute("""
         SELECT run_id, name, status, started_at, finished_at, conversations, units, errors, skips, wall_s,
                config->>'counters' AS counters, config->>'budgets' AS budgets, config->>'modes' AS modes,
-               config->>'sources' AS sources
+               config->>'sources' AS sources, config->'tune'->>'preset' AS tuned
         FROM runs ORDER BY started_at DESC""").df()
 
 
@@ -34,10 +35,12 @@ RUN_TABLES = {"runs": "run", "agreement_runs": "agreement run"}
 
 def resolve_run(con: duckdb.DuckDBPyConnection, run: str | None, *, table: str = "runs") -> str:
     """A run id from an id, an id prefix or a run name (newest match); the newest run for None.
-    `table` is ``runs`` (replays) or ``agreement_runs`` (`ctxlab agree`)."""
+    `table` is ``runs`` (replays) or ``agreement_runs`` (`ctxlab agree`). The newest run is a
+    replay's: the one-setting runs `ctxlab tune` stores are chosen only when there is nothing else."""
     what = RUN_TABLES[table]
     if run is None:
-        row = first_row(con.execute(f"SELECT run_id FROM {table} ORDER BY started_at DESC LIMIT 1"))
+        tuned = "(config->'tune') IS NOT NULL, " if table == "runs" else ""
+        row = first_row(con.execute(f"SELECT run_id FROM {table} ORDER BY {tuned}started_at DESC LIMIT 1"))
     else:
         row = first_row(con.execute(
             f"SELECT run_id FROM {table} WHERE run_id = ? OR run_id LIKE ? || '%' OR name = ? "

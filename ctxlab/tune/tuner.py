@@ -153,7 +153,8 @@ class _Run:
             return self.by_key[candidate.key]
         stored = self.cache.get(candidate.key) if self.cache is not None else None
         samples = stored if stored is not None else self._run(candidate)
-        evaluation = Evaluation(candidate, self._measures(samples, candidate), cached=stored is not None)
+        evaluation = Evaluation(candidate, self._measures(samples, candidate), cached=stored is not None,
+                                samples=samples)
         self.evaluations.append(evaluation)
         self.by_key[candidate.key] = evaluation
         return evaluation
