@@ -139,6 +139,14 @@ def conversation(con: duckdb.DuckDBPyConnection, run_id: str, conversation_id: s
     return Conversation.from_record(json.loads(row[0]))
 
 
+def stored_conversations(con: duckdb.DuckDBPyConnection, run_id: str, dataset: str) -> list[tuple[int, Conversation]]:
+    """Every conversation of one dataset of a run, as replayed, with its number there (empty when
+    the run stored no records)."""
+    rows = con.execute("SELECT seq, record FROM conversations WHERE run_id = ? AND dataset = ? AND record IS NOT NULL "
+                       "ORDER BY seq", [run_id, dataset]).fetchall()
+    return [(int(seq), Conversation.from_record(json.loads(record))) for seq, record in rows]
+
+
 def summaries(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
     """Summaries the strategies wrote, with their metrics expanded into columns."""
     df = con.execute("SELECT * FROM summaries WHERE run_id = ? ORDER BY dataset, seq, unit", [run_id]).df()

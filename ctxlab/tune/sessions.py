@@ -13,6 +13,7 @@ evaluations of the same logs are found again whatever path they were read from.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
@@ -37,6 +38,10 @@ class Skip(NamedTuple):
     dataset: str
     where: str
     reason: str
+
+
+def _digest(names: list[str]) -> str:
+    return hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
 
 
 class _Skips:
@@ -117,12 +122,17 @@ class Sessions:
         return sum(len(turn_indices(item.conversation)) for item in self.items)
 
     def scope(self, reference: str, price_model: str | None) -> str:
-        """What an evaluation depends on besides the setting: the sessions by content, which of them
-        were read, the reference tokenizer, the price model and the grounded measures' version."""
-        selection = {"limit": self.limit, "skip_invalid": self.skip_invalid}
-        return json.dumps({"datasets": self.fingerprints, "selection": selection, "reference": reference,
-                           "price_model": price_model, "grounded": GROUNDED_VERSION}, sort_keys=True,
-                          separators=(",", ":"))
+        """What an evaluation depends on besides the setting: the sessions by content (each dataset's
+        fingerprint and which of its conversations were read, by number and id, however they were
+        read: a source with ``--limit``, or a run's stored records of it), the reference tokenizer,
+        the price model and the grounded measures' version."""
+        read: dict[str, list[str]] = {}
+        for item in self.items:
+            read.setdefault(item.dataset, []).append(f"{item.seq}:{item.conversation.id}")
+        datasets = {name: {"fingerprint": fingerprint, "sessions": _digest(read.get(name, []))}
+                    for name, fingerprint in self.fingerprints.items()}
+        return json.dumps({"datasets": datasets, "reference": reference, "price_model": price_model,
+                           "grounded": GROUNDED_VERSION}, sort_keys=True, separators=(",", ":"))
 
     def prepared(self, reference: str) -> list[Session]:
         """Each session's kept state, built on first use (the first setting pays for it)."""
