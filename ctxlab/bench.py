@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ctxlab.messages import Conversation, Message
-from ctxlab.replay.config import DEFAULT_BUDGETS, DEFAULT_ESTIMATORS
+from ctxlab.replay.config import DEFAULT_ESTIMATORS, DEFAULT_WINDOWS
 from ctxlab.strategies import default_strategies, get_strategy
 
 DEMO_SOURCES = ("sample:agent_sessions", "sample:chats")
-DEMO_PER_TURN_BUDGETS = (2000, 8000)
+DEMO_PER_TURN_WINDOWS = (2000, 8000)
 # One Anthropic and one OpenAI model, so the demo shows both ways prompt caching is billed.
 DEMO_PRICE_MODELS = ("claude-sonnet-4-5", "gpt-5")
 REFERENCE = "o200k_base"
@@ -101,7 +101,7 @@ def timed_replay(label: str, out_dir: Path, sources: Sequence[str], mode: str, *
     for path in (db, db.with_suffix(".duckdb.wal")):
         path.unlink(missing_ok=True)
     started, cpu = time.perf_counter(), cpu_seconds()
-    config = ReplayConfig(tuple(sources), tuple(strategies or deterministic_strategies()), DEFAULT_BUDGETS,
+    config = ReplayConfig(tuple(sources), tuple(strategies or deterministic_strategies()), DEFAULT_WINDOWS,
                           references=(REFERENCE,), modes=(mode,), estimators=DEFAULT_ESTIMATORS if full else (),
                           db=str(db), workers=workers, limit=limit, name=label, quality=full,
                           price_models=tuple(price_models), grounded=full if grounded is None else grounded)
@@ -129,7 +129,7 @@ def per_turn_workload(sources: Sequence[str], limit: int | None = None) -> list[
     return [(c, turn_indices(c)) for s in sources for c in load_conversations(s, limit=limit)]
 
 
-def peer(workload: list[tuple[Conversation, list[int]]], budgets: Sequence[int] = DEFAULT_BUDGETS) -> tuple[Timing, Timing]:
+def peer(workload: list[tuple[Conversation, list[int]]], windows: Sequence[int] = DEFAULT_WINDOWS) -> tuple[Timing, Timing]:
     """langchain-core `trim_messages` vs ctxlab `sliding_window` on the same per-turn trims."""
     from langchain_core.messages import trim_messages
 
@@ -141,16 +141,16 @@ def peer(workload: list[tuple[Conversation, list[int]]], budgets: Sequence[int] 
     started = time.perf_counter()
     for msgs, turns in converted:
         for t in turns:
-            for budget in budgets:
-                trim_messages(msgs[:t], max_tokens=budget, token_counter=count, strategy="last",
+            for window in windows:
+                trim_messages(msgs[:t], max_tokens=window, token_counter=count, strategy="last",
                               include_system=True, start_on="human")
     lc = Timing("langchain trim_messages", time.perf_counter() - started)
     strategy, counter = get_strategy("sliding_window"), get_counter(REFERENCE)
     started = time.perf_counter()
     for conv, turns in workload:
         for t in turns:
-            for budget in budgets:
-                strategy.compress(conv.messages[:t], budget, counter=counter, tools=conv.tools)
+            for window in windows:
+                strategy.compress(conv.messages[:t], window, counter=counter, tools=conv.tools)
     return lc, Timing("ctxlab sliding_window", time.perf_counter() - started)
 
 

@@ -1,9 +1,10 @@
 """Seed 000's Provider and Assembler around the `sliding_window` compressor.
 
 The seed's context subsystem is Provider -> Compressor -> Assembler: the provider reads the newest
-rows of the SQLite `history` table, the compressor fits them to a token budget, and the assembler
-wraps them in the system prompt and the new user message. In ctxlab a budget covers the whole
-request, so assemble first: `sliding_window` pins exactly the two messages the seed's Assembler
+rows of the SQLite `history` table, the compressor fits them to a token budget (the seed's term:
+the history's share), and the assembler wraps them in the system prompt and the new user message.
+In ctxlab the `budget` given to `compress` (the window, in a replay) covers the whole request, so
+assemble first: `sliding_window` pins exactly the two messages the seed's Assembler
 adds, and keeps the same history the seed keeps with ``budget - tokens(system + user)``::
 
     provider = SQLiteHistoryProvider("agent.db")

@@ -153,9 +153,12 @@ class Conversation:
     meta: Mapping[str, Any] = field(default_factory=dict)
 
     def to_record(self) -> dict[str, Any]:
-        """The on-disk record (`{"id", "messages", "tools"?, "meta"?}`), message ids included."""
-        record: dict[str, Any] = {"id": self.id,
-                                  "messages": [m.to_openai(include_id=True) for m in self.messages]}
+        """The on-disk record (`{"id", "messages", "tools"?, "meta"?}`), message ids and timestamps
+        included."""
+        # Timestamps travel with the record (an idle trigger and gssc recency read them).
+        record: dict[str, Any] = {"id": self.id, "messages": [
+            m.to_openai(include_id=True) | ({"timestamp": m.timestamp} if m.timestamp is not None else {})
+            for m in self.messages]}
         if self.tools:
             record["tools"] = [dict(t) for t in self.tools]
         if self.meta:

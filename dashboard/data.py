@@ -142,17 +142,17 @@ def retained_ci(db: Db, run_id: str, dataset: str | None, mode: str) -> pd.DataF
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def stored_unit(db: Db, run_id: str, dataset: str, conversation_id: str, label: str, counter: str,
-                budget: int) -> pd.DataFrame:
-    """The stored final-mode unit of one conversation, variant and budget (empty if none)."""
+                window: int) -> pd.DataFrame:
+    """The stored final-mode unit of one conversation, variant and window (empty if none)."""
     df = results(db, run_id, dataset)
     unit = A.per_unit(df)
     return unit[(unit["conversation_id"] == conversation_id) & (unit["label"] == label) & (unit["counter"] == counter)
-                & (unit["budget"] == budget) & (unit["mode"] == "final")]
+                & (unit["window"] == window) & (unit["mode"] == "final")]
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def session_costs(db: Db, run_id: str, dataset: str | None = None) -> pd.DataFrame:
-    """What each session cost per variant, budget and price model (empty when the run priced nothing)."""
+    """What each session cost per variant, window and price model (empty when the run priced nothing)."""
     return _read(db, store.session_costs, run_id, dataset=dataset)
 
 
@@ -174,9 +174,9 @@ def policy_front(db: Db, run_id: str, dataset: str | None, reference: str, windo
     costs, price = None, None
     if price_model is not None:
         costs = session_costs(db, run_id, dataset)
-        costs = costs[(costs["price_model"] == price_model) & (costs["budget"] == window)]
+        costs = costs[(costs["price_model"] == price_model) & (costs["window"] == window)]
         price = input_price(price_model)
-    return frontier(df[df["budget"] == window], reference, costs, price)
+    return frontier(df[df["window"] == window], reference, costs, price)
 
 
 # ---- the live tuner (`ctxlab.tune.live`): sessions kept in this process, settings evaluated here ----

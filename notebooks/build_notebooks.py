@@ -63,7 +63,7 @@ def head(title: str, intro: str, parameters: str = PARAMETERS) -> list[nbformat.
 
 STRATEGY_COMPARISON = [
     *head("01 · Strategy comparison",
-          "Which strategy keeps the most useful context at each budget, and does its result really fit? "
+          "Which strategy keeps the most useful context at each window, and does its result really fit? "
           "Every number comes from the `results` view of the store; intervals are 95% bootstrap intervals "
           "over conversations (per-turn units of one conversation are not independent)."),
     code(LOAD_RESULTS),
@@ -82,20 +82,20 @@ if turns.empty:
     print("No per-turn units in this run: `ctxlab recommend SOURCE --window N` replays sessions call by call.")
 columns = ["label", "counter", "needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",
            "instruction_survival", "tokens_sent", "effective_tokens", "fact_recall", "overflow_rate", "orphan_rate"]
-for window in sorted(turns["budget"].unique()):
-    front = frontier(turns[turns["budget"] == window], "o200k_base")
+for window in sorted(turns["window"].unique()):
+    front = frontier(turns[turns["window"] == window], "o200k_base")
     choice = recommend(front)
     print(f"window {window:,}: " + (f"recommended {choice.label}. {choice.evidence}" if choice else "no recommendation"))
     display(P.policy_front(front, chosen=choice.label if choice else None))
     display(front[columns].sort_values("needed_recall", ascending=False).round(3))'''),
-    md("## Retained-token ratio vs budget\n\nThe share of the full history's tokens a result keeps. A good "
-       "strategy uses its budget: a curve far below its neighbours throws away context it was allowed to keep. "
+    md("## Retained-token ratio vs window\n\nThe share of the full history's tokens a result keeps. A good "
+       "strategy uses its window: a curve far below its neighbours throws away context it was allowed to keep. "
        "Dashed lines are strategies counting with a character estimator (their seed's counter); solid ones count "
        "with a real tokenizer."),
     code("P.retained_ratio_curves(A.retained_ci(results))"),
     md("## Real fit under each reference tokenizer\n\n`fits` is what the strategy believed with its own counter; "
        "the heatmap re-counts each result with a real tokenizer. Red cells are context windows that would really "
-       "overflow. `noop` (keep everything) shows how often the budget is exceeded at all."),
+       "overflow. `noop` (keep everything) shows how often the window is exceeded at all."),
     code("fits = A.fit_rates(main)\nP.overflow_heatmap(fits)"),
     md("Variants that believed they fit and still overflowed (the dangerous case):"),
     code('fits[fits["false_fit"] > 0].sort_values("false_fit", ascending=False)'),
@@ -103,8 +103,8 @@ for window in sorted(turns["budget"].unique()):
        "an invalid request for most APIs. Every cell should be 100%."),
     code("P.tool_integrity_heatmap(A.tool_integrity(main))"),
     md("## Regex fact recall vs retained ratio\n\nGround-truth facts and the facts ctxlab's own regexes extract, "
-       "still present, against tokens kept, per variant and budget (final mode has no next action to grade by). Points on the frontier (ringed) keep the most facts for their size; anything below it is beaten "
-       "by another strategy or budget."),
+       "still present, against tokens kept, per variant and window (final mode has no next action to grade by). Points on the frontier (ringed) keep the most facts for their size; anything below it is beaten "
+       "by another strategy or window."),
     code("points = A.pareto_points(main)\nP.pareto(points)"),
     code('points[points["on_front"]].sort_values("retained_ratio")'),
     md("## Headline table\n\nEverything above in one table (`real_fit_<reference>` columns per tokenizer)."),
@@ -115,7 +115,7 @@ ESTIMATOR_ERROR = [
     *head("02 · Estimator error",
           "How wrong are the token estimators strategies trust (the seeds' `chars4`, `chars3`, `chars2`, "
           "`ascii_cjk`, and ctxlab's `calibrated`) against real tokenizers? Errors are per message, with the "
-          "per-message overhead, as % of the real count: positive overcounts (wasted budget), negative "
+          "per-message overhead, as % of the real count: positive overcounts (wasted window), negative "
           "undercounts (overflow risk)."),
     code('''from ctxlab.analysis import logs as L
 
@@ -152,10 +152,10 @@ P.estimator_heatmap(A.estimator_matrix(mine), title=f"Mean signed error by conte
           "estimators, and the reference tokenizers themselves, against what the provider billed.")
 L.reference_matrix(rows, value="mape_pct").round(1)  # MAPE % per estimator (rows) and reference (columns)'''),
     code("P.reference_heatmap(L.reference_matrix(rows))"),
-    md("## Underestimates near the budget\n\nAn undercounting estimator is harmless far below the budget. It "
+    md("## Underestimates near the window\n\nAn undercounting estimator is harmless far below the window. It "
        "overflows a real window when the strategy packs the context close to the limit it believes in: among "
-       "results filled to within 10% of the budget, how many are really over it?"),
-    code("near = A.near_budget(results)\nP.near_budget_bars(near)"),
+       "results filled to within 10% of the window, how many are really over it?"),
+    code("near = A.near_window(results)\nP.near_window_bars(near)"),
     code("near"),
 ]
 
@@ -179,8 +179,8 @@ if probes:
     display(A.summary_quality(summaries)[[*A.KEYS, *probes]])
 else:
     print("no probe scores in this run (probes need an LLM judge: see docs/summaries.md)")'''),
-    md("## Fact recall per strategy and budget"),
-    code('A.headline(main).pivot_table(index=["label", "counter"], columns="budget", values="fact_recall")'),
+    md("## Fact recall per strategy and window"),
+    code('A.headline(main).pivot_table(index=["label", "counter"], columns="window", values="fact_recall")'),
     md("## Drift over repeated compactions\n\nPer-turn mode compresses before every model call and carries the "
        "result forward, as an agent lives it. Recall that keeps falling as the session goes on means facts stated "
        "early are lost as summaries are summarized again."),
@@ -194,36 +194,36 @@ else:
     code('''if summaries.empty:
     print("no summaries in this run")
 else:
-    sample = summaries.sort_values(["budget", "seq"]).iloc[0]
-    print(f"{sample['label']} [{sample['counter']}] at budget {sample['budget']}, "
+    sample = summaries.sort_values(["window", "seq"]).iloc[0]
+    print(f"{sample['label']} [{sample['counter']}] at window {sample['window']}, "
           f"{sample['dataset']} #{sample['seq']}:\\n")
     print(sample["summary"])'''),
 ]
 
 TUNING_PARAMETERS = PARAMETERS + '''
-strategy = None  # a strategy label of the run; None picks the one meeting the target at the smallest budget
-target_recall = 0.95  # mean fact recall the budget must reach
-max_overflow = 0.0  # share of results allowed over the budget under a real tokenizer'''
+strategy = None  # a strategy label of the run; None picks the one meeting the target at the smallest window
+target_recall = 0.95  # mean fact recall the window must reach
+max_overflow = 0.0  # share of results allowed over the window under a real tokenizer'''
 
-BUDGET_TUNING = [
-    *head("04 · Budget tuning",
-          "The smallest budget that meets a target (by default: mean fact recall >= 95% and no result over the "
-          "budget under any real tokenizer) for one strategy, per dataset. Only the budgets the run tried are "
-          "candidates: replay with more `--budget` values for a finer answer.", TUNING_PARAMETERS),
+WINDOW_TUNING = [
+    *head("04 · Window tuning",
+          "The smallest window that meets a target (by default: mean fact recall >= 95% and no result over the "
+          "window under any real tokenizer) for one strategy, per dataset. Only the windows the run tried are "
+          "candidates: replay with more `--window` values for a finer answer.", TUNING_PARAMETERS),
     code(LOAD_RESULTS),
     md("## Every strategy against the target"),
-    code('''chosen = A.smallest_budget(main, target_recall=target_recall, max_overflow=max_overflow)
+    code('''chosen = A.smallest_window(main, target_recall=target_recall, max_overflow=max_overflow)
 chosen'''),
-    md("## The chosen strategy\n\nLeft: recall by budget and the target (dashed); right: the real overflow rate. "
-       "A dotted vertical line marks the smallest budget meeting both, per dataset."),
+    md("## The chosen strategy\n\nLeft: recall by window and the target (dashed); right: the real overflow rate. "
+       "A dotted vertical line marks the smallest window meeting both, per dataset."),
     code('''if strategy is None:
     strategy = (A.recommend_variant(chosen) or (None, None))[0]
-grid = A.budget_grid(main)
+grid = A.window_grid(main)
 for counter in sorted(grid.loc[grid["label"] == strategy, "counter"].unique()):
     mine = chosen[(chosen["label"] == strategy) & (chosen["counter"] == counter)]
     part = grid[(grid["label"] == strategy) & (grid["counter"] == counter)]
     print(f"{strategy} [{counter}]:", "; ".join(f"{d}: {v}" for d, v in zip(mine["dataset"], mine["verdict"])))
-    display(P.budget_tuning(part, target_recall=target_recall, max_overflow=max_overflow, chosen=mine))'''),
+    display(P.window_tuning(part, target_recall=target_recall, max_overflow=max_overflow, chosen=mine))'''),
     code('grid[grid["label"] == strategy]'),
 ]
 
@@ -231,7 +231,7 @@ NOTEBOOKS = {
     "01_strategy_comparison.ipynb": STRATEGY_COMPARISON,
     "02_estimator_error.ipynb": ESTIMATOR_ERROR,
     "03_summary_quality.ipynb": SUMMARY_QUALITY,
-    "04_budget_tuning.ipynb": BUDGET_TUNING,
+    "04_window_tuning.ipynb": WINDOW_TUNING,
 }
 
 

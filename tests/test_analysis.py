@@ -12,13 +12,14 @@ from matplotlib.figure import Figure
 from ctxlab.analysis import explain
 from ctxlab.analysis import plots as P
 from ctxlab.analysis import tables as A
+from ctxlab.messages import Conversation
 from ctxlab.strategies import get_strategy
 from tests.builders import Convo, cjk_text, huge_text
 
 
 def unit(**kw) -> dict:
     """One row of the `results` view with harmless defaults."""
-    row = {"label": "s", "strategy": "s", "counter": "o200k_base", "budget": 1000, "mode": "final", "turn": -1,
+    row = {"label": "s", "strategy": "s", "counter": "o200k_base", "window": 1000, "mode": "final", "turn": -1,
            "dataset": "d", "seq": 0, "unit": 0, "conversation_id": "c0", "messages_in": 10, "tokens_before": 2000,
            "tokens_after": 900, "retained_ratio": 0.45, "fits": True, "reference": "o200k_base",
            "reference_tokens_after": 900, "fits_reference": True, "tool_pairs_intact": True, "orphan_calls": 0,
@@ -98,41 +99,41 @@ def test_pareto_front():
     assert A.pareto_front(x, y).tolist() == [True, True, False, False, True, True]
 
 
-def test_smallest_budget_meets_recall_and_overflow():
+def test_smallest_window_meets_recall_and_overflow():
     rows = []
-    for budget, recall, overflow in ((1000, 0.80, False), (2000, 0.96, True), (4000, 0.97, False),
+    for window, recall, overflow in ((1000, 0.80, False), (2000, 0.96, True), (4000, 0.97, False),
                                      (8000, 0.99, False)):
-        rows += [unit(seq=s, budget=budget, fact_recall=recall, fits_reference=not (overflow and s == 0))
+        rows += [unit(seq=s, window=window, fact_recall=recall, fits_reference=not (overflow and s == 0))
                  for s in range(4)]
     df = frame(rows)
-    strict = A.smallest_budget(df, target_recall=0.95, max_overflow=0.0).iloc[0]
-    assert strict["budget"] == 4000
-    loose = A.smallest_budget(df, target_recall=0.95, max_overflow=0.25).iloc[0]
-    assert loose["budget"] == 2000
-    none = A.smallest_budget(df, target_recall=0.999).iloc[0]
-    assert pd.isna(none["budget"]) and "no budget tried" in none["verdict"]
+    strict = A.smallest_window(df, target_recall=0.95, max_overflow=0.0).iloc[0]
+    assert strict["window"] == 4000
+    loose = A.smallest_window(df, target_recall=0.95, max_overflow=0.25).iloc[0]
+    assert loose["window"] == 2000
+    none = A.smallest_window(df, target_recall=0.999).iloc[0]
+    assert pd.isna(none["window"]) and "no window tried" in none["verdict"]
 
 
-def test_smallest_budget_any_reference_overflow_counts():
-    rows = [unit(budget=1000, reference="o200k_base", fits_reference=True),
-            unit(budget=1000, reference="cl100k_base", fits_reference=False),
-            unit(budget=2000, reference="o200k_base"), unit(budget=2000, reference="cl100k_base")]
+def test_smallest_window_any_reference_overflow_counts():
+    rows = [unit(window=1000, reference="o200k_base", fits_reference=True),
+            unit(window=1000, reference="cl100k_base", fits_reference=False),
+            unit(window=2000, reference="o200k_base"), unit(window=2000, reference="cl100k_base")]
     df = frame(rows)
-    assert A.smallest_budget(df, target_recall=0.5).iloc[0]["budget"] == 2000
-    assert A.smallest_budget(df, target_recall=0.5, reference="o200k_base").iloc[0]["budget"] == 1000
+    assert A.smallest_window(df, target_recall=0.5).iloc[0]["window"] == 2000
+    assert A.smallest_window(df, target_recall=0.5, reference="o200k_base").iloc[0]["window"] == 1000
 
 
 def test_recommend_variant_prefers_meeting_the_target_and_never_noop():
     chosen = pd.DataFrame({"label": ["noop", "a", "b"], "counter": ["x", "x", "x"], "dataset": ["d"] * 3,
-                           "budget": pd.array([1000, pd.NA, 4000], dtype="Int64"), "fact_recall": [1.0, 0.99, 0.96]})
+                           "window": pd.array([1000, pd.NA, 4000], dtype="Int64"), "fact_recall": [1.0, 0.99, 0.96]})
     assert A.recommend_variant(chosen) == ("b", "x")
 
 
-def test_near_budget_only_counts_results_packed_close_to_the_budget():
+def test_near_window_only_counts_results_packed_close_to_the_window():
     df = frame([unit(seq=0, counter="chars4", tokens_after=950, reference_tokens_after=1100, fits_reference=False),
                 unit(seq=1, counter="chars4", tokens_after=980, reference_tokens_after=990),
                 unit(seq=2, counter="chars4", tokens_after=500, reference_tokens_after=700)])
-    row = A.near_budget(df).iloc[0]
+    row = A.near_window(df).iloc[0]
     assert row["units"] == 2
     assert row["underestimate_rate"] == pytest.approx(1.0)
     assert row["overflow_rate"] == pytest.approx(0.5)
@@ -178,7 +179,7 @@ def test_estimator_table_and_matrix():
 
 
 def test_summary_quality_includes_probe_scores_when_present():
-    summaries = pd.DataFrame({"label": ["c", "c"], "counter": ["o"] * 2, "budget": [1000] * 2, "mode": ["final"] * 2,
+    summaries = pd.DataFrame({"label": ["c", "c"], "counter": ["o"] * 2, "window": [1000] * 2, "mode": ["final"] * 2,
                               "rougeL": [0.2, 0.4], "probe_recall": [3.0, 5.0]})
     quality = A.summary_quality(summaries)
     assert quality.loc[0, "summaries"] == 2
@@ -200,7 +201,7 @@ def test_cost_table_and_pick_mode():
 def test_every_figure_builds_without_pyplot_and_from_empty_frames():
     import matplotlib.pyplot as plt
 
-    df = frame([unit(seq=s, budget=b, reference=r, retained_ratio=0.3 + b / 10000)
+    df = frame([unit(seq=s, window=b, reference=r, retained_ratio=0.3 + b / 10000)
                 for s in range(3) for b in (1000, 2000) for r in ("o200k_base", "cl100k_base")]
                + per_turn_rows())
     est = pd.DataFrame({"counter": ["chars4"] * 2, "reference": ["o200k_base"] * 2, "content_kind": ["cjk", "json"],
@@ -211,9 +212,9 @@ def test_every_figure_builds_without_pyplot_and_from_empty_frames():
         P.retained_ratio_curves(A.retained_ci(df)), P.overflow_heatmap(A.fit_rates(df)),
         P.tool_integrity_heatmap(A.tool_integrity(df)), P.pareto(A.pareto_points(df)),
         P.estimator_error_box(est), P.estimator_heatmap(A.estimator_matrix(est), title="t", xlabel="x"),
-        P.near_budget_bars(A.near_budget(df)), P.drift_progress(A.drift_by_progress(df)),
+        P.near_window_bars(A.near_window(df)), P.drift_progress(A.drift_by_progress(df)),
         P.drift_cycles(A.drift_by_cycle(df), min_conversations=1), P.cost_latency(A.cost_table(df)),
-        P.budget_tuning(A.budget_grid(df), target_recall=0.5, max_overflow=0.0, chosen=A.smallest_budget(df)),
+        P.window_tuning(A.window_grid(df), target_recall=0.5, max_overflow=0.0, chosen=A.smallest_window(df)),
         P.summary_quality(pd.DataFrame()), P.retained_ratio_curves(pd.DataFrame()),
         P.drift_progress(pd.DataFrame()),
     ]
@@ -226,7 +227,7 @@ def test_every_figure_builds_without_pyplot_and_from_empty_frames():
 def test_cjk_labels_render_without_missing_glyphs():
     if len(P.font_families()) < 2:
         pytest.skip("no CJK font installed (make browser-deps installs fonts-noto-cjk)")
-    df = frame([unit(label="压缩策略", seq=s, budget=b) for s in range(2) for b in (1000, 2000)])
+    df = frame([unit(label="压缩策略", seq=s, window=b) for s in range(2) for b in (1000, 2000)])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
         P.png(P.retained_ratio_curves(A.retained_ci(df)))
@@ -266,14 +267,10 @@ def test_rerun_from_a_stored_spec_reproduces_the_strategy():
     strategy = get_strategy("sliding_window", max_chars_per_message=300)
     direct = strategy.compress(messages, 500, counter="o200k_base")
 
-    class Stored:
-        pass
-
-    stored = Stored()
-    stored.messages, stored.tools, stored.id = messages, (), "c"
-    again = explain.rerun(stored, strategy.spec.to_json(), budget=500, counter="o200k_base")
+    stored = Conversation("c", tuple(messages))
+    again = explain.rerun(stored, strategy.spec.to_json(), window=500, counter="o200k_base")
     assert again.tokens_after == direct.tokens_after and again.dropped_ids == direct.dropped_ids
-    changed = explain.rerun(stored, strategy.spec.to_json(), budget=500, params={"max_chars_per_message": 100})
+    changed = explain.rerun(stored, strategy.spec.to_json(), window=500, params={"max_chars_per_message": 100})
     assert changed.tokens_after < direct.tokens_after
 
 

@@ -21,7 +21,7 @@ def test_baseline_and_peer_on_a_tiny_workload():
     messages = list(dict.fromkeys(m for c in convs for m in c.messages))
     base = bench.baseline(messages)
     assert base.seconds >= 0 and f"{len(messages):,} distinct messages" in base.detail
-    lc, cx = bench.peer([(c, turn_indices(c)) for c in convs], budgets=(500,))
+    lc, cx = bench.peer([(c, turn_indices(c)) for c in convs], windows=(500,))
     assert lc.seconds > 0 and cx.seconds > 0
 
 

@@ -166,3 +166,12 @@ def test_with_text_marks_truncation_and_keeps_the_id():
     cut = message.with_text("long…")
     assert (cut.id, cut.mark, cut.source_ids, cut.content) == ("t", "truncated", ("t",), "long…")
     assert message.mark is None
+
+
+def test_a_record_keeps_message_timestamps():
+    conv = Conversation("t", (Message("user", "hi", id="u", timestamp=1770912145.284),
+                              Message("assistant", "hello", id="a")))
+    record = conv.to_record()
+    assert record["messages"][0]["timestamp"] == 1770912145.284 and "timestamp" not in record["messages"][1]
+    again = Conversation.from_record(record)
+    assert [m.timestamp for m in again.messages] == [1770912145.284, None] and again == conv

@@ -55,7 +55,7 @@ def test_report_escapes_dataset_text(report: str):
 
 def test_report_has_every_section(report: str):
     for heading in ("Run spec", "Headline", "1. Strategy comparison", "2. Estimator error",
-                    "3. Summary quality, drift and cost", "4. Budget tuning", "5. Which policy",
+                    "3. Summary quality, drift and cost", "4. Window tuning", "5. Which policy",
                     "6. What a session costs, with prompt caching", "Skipped inputs", "Example conversations"):
         assert f">{heading}</h3>" in report, heading
 
@@ -64,6 +64,7 @@ def test_report_names_the_cheapest_policy_per_dataset_under_each_price_model(rep
     from ctxlab import store
     from ctxlab.analysis.costs import cheapest
     from ctxlab.analysis.recommend import frontier, recommend
+    from ctxlab.cost import price_model
 
     with store.reading(demo_db) as con:
         run = store.resolve_run(con, "ui-demo")
@@ -73,7 +74,13 @@ def test_report_names_the_cheapest_policy_per_dataset_under_each_price_model(rep
     section = report.split("6. What a session costs")[1]
     for row in rows.itertuples():
         assert f"<td class=\"l\">{row.price_model}</td><td class=\"l\">{row.label}</td>" in section, row
-    choice = recommend(frontier(results[results["budget"] == results["budget"].max()], "o200k_base"))
+    # As the report does: the widest window's front, dollars under the first price model.
+    window, model = results["window"].max(), sorted(set(rows["price_model"]))[0]
+    with store.reading(demo_db) as con:
+        costs = store.session_costs(con, run)
+    costs = costs[(costs["window"] == window) & (costs["price_model"] == model)]
+    choice = recommend(frontier(results[results["window"] == window], "o200k_base", costs,
+                                price_model(model).prices.base.input))
     assert choice is not None and f"Recommended: {choice.label}" in report.split("5. Which policy")[1]
     assert report.count('<img class="fig"') >= 12
     for fate in ("kept", "dropped"):

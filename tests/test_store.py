@@ -12,7 +12,7 @@ from ctxlab import store
 from ctxlab.errors import CtxlabError
 from ctxlab.store.schema import ROW_TABLES, arrow_schema
 
-RESULTS_COLUMNS = {"run_id", "dataset", "conversation_id", "strategy", "params", "counter", "budget", "mode",
+RESULTS_COLUMNS = {"run_id", "dataset", "conversation_id", "strategy", "params", "counter", "window", "mode",
                    "turn", "tokens_before", "tokens_after", "retained_ratio", "fits", "reference",
                    "reference_tokens_after", "fits_reference", "tool_pairs_intact", "fact_recall", "latency_ms",
                    "status", "error"}
@@ -67,7 +67,7 @@ def test_a_locked_file_is_retried_then_reported(tmp_path):
 
 def _rows(run_id: str, n: int) -> dict[str, list[pa.Table]]:
     result_rows = [{"run_id": run_id, "dataset": "d", "seq": i, "unit": 0, "conversation_id": f"c{i}",
-                    "strategy": "noop", "label": "noop", "params": "{}", "counter": "o200k_base", "budget": 100,
+                    "strategy": "noop", "label": "noop", "params": "{}", "counter": "o200k_base", "window": 100,
                     "mode": "final", "turn": -1, "tokens_before": 200, "tokens_after": 50 + i % 100,
                     "retained_ratio": 0.5, "fits": True, "status": "ok", "tool_pairs_intact": True,
                     "latency_ms": 1.0, "fact_recall": 0.5} for i in range(n)]

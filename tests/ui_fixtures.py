@@ -21,7 +21,7 @@ XSS_SCRIPT = "<script>alert(1)</script>"
 XSS_IMG = "<img src=x onerror=alert(1)>"
 XSS_DATASET = "xss_<b>probe"
 XSS_ID = "xss-<script>alert('id')</script>"
-BUDGETS = (2000, 8000)
+WINDOWS = (2000, 8000)
 LIMIT = 3
 
 
@@ -57,7 +57,7 @@ def build_demo_db(folder: Path) -> Path:
     bad = {"id": XSS_ID, "messages": f"not a list {XSS_SCRIPT}"}  # recorded as a skip, reason and all
     xss.write_text(json.dumps(xss_record()) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
     db = folder / "ui-demo.duckdb"
-    replay(ReplayConfig(["sample:agent_sessions", "sample:chats", str(xss)], (), BUDGETS, counters=["o200k_base", "seed"],
+    replay(ReplayConfig(["sample:agent_sessions", "sample:chats", str(xss)], (), WINDOWS, counters=["o200k_base", "seed"],
            references=["o200k_base", "cl100k_base"], modes=["final", "per-turn"], db=str(db), workers=0,
            limit=LIMIT, name="ui-demo", skip_invalid=True, price_models=PRICE_MODELS))
     return db

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-VARIANT = ["label", "counter", "budget"]
+VARIANT = ["label", "counter", "window"]
 TIE = 0.005  # variants within 0.5% of the cheapest cost the same (often: nothing needed compacting)
 TOKENS = ["input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens"]
 
@@ -26,11 +26,11 @@ def variant_costs(sessions: pd.DataFrame) -> pd.DataFrame:
 
 
 def cheapest(sessions: pd.DataFrame, *, exclude: tuple[str, ...] = ("noop",)) -> pd.DataFrame:
-    """Per dataset, price model and window (budget): the variant with the lowest mean session cost,
+    """Per dataset, price model and window: the variant with the lowest mean session cost,
     its cost, how many other variants cost the same (within `TIE`), the uncompressed baseline's cost
     (when the run has it) and the saving against it."""
     rows = []
-    for (dataset, model, _), group in sessions.groupby(["dataset", "price_model", "budget"], observed=True, sort=True):
+    for (dataset, model, _), group in sessions.groupby(["dataset", "price_model", "window"], observed=True, sort=True):
         costs = group.groupby(VARIANT, observed=True)["cost_usd"].mean().reset_index()
         contenders = costs[~costs["label"].isin(exclude)]
         if contenders.empty:
@@ -39,9 +39,9 @@ def cheapest(sessions: pd.DataFrame, *, exclude: tuple[str, ...] = ("noop",)) ->
         tied = int((contenders["cost_usd"] <= best["cost_usd"] * (1 + TIE)).sum()) - 1
         base = costs[costs["label"].isin(exclude)]["cost_usd"]
         baseline = float(base.iloc[0]) if len(base) else float("nan")
-        rows.append([dataset, model, best["label"], best["counter"], int(best["budget"]), best["cost_usd"], tied,
+        rows.append([dataset, model, best["label"], best["counter"], int(best["window"]), best["cost_usd"], tied,
                      baseline, 1 - best["cost_usd"] / baseline if baseline else float("nan")])
-    return pd.DataFrame(rows, columns=["dataset", "price_model", "label", "counter", "budget", "cost_usd", "tied",
+    return pd.DataFrame(rows, columns=["dataset", "price_model", "label", "counter", "window", "cost_usd", "tied",
                                        "baseline_cost_usd", "saving"])
 
 

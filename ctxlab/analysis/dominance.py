@@ -32,7 +32,9 @@ from ctxlab.analysis.tables import CONVERSATION
 from ctxlab.replay.config import DEFAULT_COUNTER, SEED, ReplayConfig
 
 ANCHORS = ("pi", "codex", "langchain_trim", "langchain_summarization", "langchain_clear_tool_uses", "openhands",
-           "openhands_agent", "inspect_trim", "inspect_edit", "inspect_summary")
+           "openhands_agent", "inspect_trim", "inspect_edit", "inspect_summary", "claude_code",
+           "anthropic_context_editing", "anthropic_compaction", "gemini_cli", "opencode", "cline", "aider", "goose",
+           "letta")
 # `recommended` from cheap to generous: compact at `trigger_value` of the window, down to `tail_value`.
 SETTINGS = ("recommended:trigger_value=0.4,tail_value=0.2", "recommended:trigger_value=0.6,tail_value=0.4",
             "recommended:trigger_value=0.8,tail_value=0.6", "recommended:trigger_value=0.9,tail_value=0.7",
@@ -43,7 +45,7 @@ WINS, TIES, LOSES, OUT = "wins", "ties", "loses", "out of range"
 # A front's recall column -> the (kept, total) session sums it pools (`ctxlab.analysis.recommend.session_rows`).
 SESSION_RECALLS = {"needed_recall": ("needed_kept", "needed_total"), "in_context_recall": ("framed_kept", "needed_total"),
                    "non_regex_recall": ("non_regex_kept", "non_regex_total"), "fact_recall": ("facts_kept", "facts_total")}
-COLUMNS = ["budget", "anchor", "anchor_tokens", "anchor_recall", "anchor_low", "anchor_high", "anchor_overflow_rate",
+COLUMNS = ["window", "anchor", "anchor_tokens", "anchor_recall", "anchor_low", "anchor_high", "anchor_overflow_rate",
            "anchor_orphan_rate", "candidate_recall", "candidate_low", "candidate_high", "verdict", "dominated",
            "sessions_won", "sessions_tied", "sessions_lost", "sessions_out"]
 
@@ -98,7 +100,7 @@ def compare(candidate: pd.DataFrame, anchors: pd.DataFrame, sessions: pd.DataFra
         point = (a[y], a.get(low, np.nan), a.get(high, np.nan))
         cheaper = front[front["tokens_sent"] <= a["tokens_sent"]]
         tally = per_session(candidate["label"], a["label"], sessions, y) if sessions is not None else {}
-        rows.append([a["budget"], a["label"], a["tokens_sent"], *point, a.get("overflow_rate", np.nan),
+        rows.append([a["window"], a["label"], a["tokens_sent"], *point, a.get("overflow_rate", np.nan),
                      a.get("orphan_rate", np.nan), *at, verdict(point, at),
                      bool((cheaper["recall"] >= a[y] - SESSION_TIE).any()),
                      *(tally.get(k, 0) for k in (WINS, TIES, LOSES, OUT))])
@@ -130,9 +132,9 @@ def dominance(front: pd.DataFrame, candidate: str = "recommended", anchors: Sequ
     label = front["label"].astype(str)
     mine = front[(label == candidate) | label.str.startswith(f"{candidate}:")]
     theirs = front[label.isin(anchors)]
-    parts = [compare(mine[mine["budget"] == b], theirs[theirs["budget"] == b],
-                     sessions[sessions["budget"] == b] if sessions is not None else None, y)
-             for b in sorted(theirs["budget"].unique())]
+    parts = [compare(mine[mine["window"] == b], theirs[theirs["window"] == b],
+                     sessions[sessions["window"] == b] if sessions is not None else None, y)
+             for b in sorted(theirs["window"].unique())]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
 
 

@@ -5,7 +5,7 @@ examples re-run the strategy on the stored conversation record (`ctxlab.store.co
 strategies are deterministic, so this reproduces the stored unit exactly.
 
     from ctxlab.analysis import explain
-    result = explain.rerun(conversation, "window_guard", budget=4000, counter="o200k_base")
+    result = explain.rerun(conversation, "window_guard", window=4000, counter="o200k_base")
     table = explain.message_fates(conversation.messages, result)
 """
 
@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ctxlab.messages import Conversation, Message
+from ctxlab.replay.steps import recorded_calls
 from ctxlab.strategies import CompressionResult, StrategySpec, get_strategy, strategy_params
 from ctxlab.tokens import get_counter
 
@@ -40,12 +41,14 @@ def uses_llm(strategy: Any) -> bool:
     return bool(strategy.spec.uses_llm())
 
 
-def rerun(conversation: Conversation, spec: str, *, budget: int, counter: str = "o200k_base",
+def rerun(conversation: Conversation, spec: str, *, window: int, counter: str = "o200k_base",
           params: Mapping[str, Any] | None = None, upto: int | None = None) -> CompressionResult:
-    """Compress the conversation (its first `upto` messages, default all) again, in process."""
+    """Compress the conversation (its first `upto` messages, default all) again, in process, with
+    the provider usage its log recorded for the calls before (as the replay hands it)."""
     strategy = build_strategy(spec, params)
     messages = conversation.messages if upto is None else conversation.messages[:upto]
-    return strategy.compress(messages, budget, counter=counter, tools=conversation.tools)
+    return strategy.compress(messages, window, counter=counter, tools=conversation.tools,
+                             recorded=recorded_calls(conversation, len(messages)))
 
 
 def message_text(message: Message) -> str:

@@ -24,7 +24,7 @@ import pandas as pd
 from ctxlab.errors import CtxlabError
 
 RESULT_COLUMNS = (
-    "run_id", "dataset", "seq", "unit", "conversation_id", "strategy", "label", "counter", "budget", "mode",
+    "run_id", "dataset", "seq", "unit", "conversation_id", "strategy", "label", "counter", "window", "mode",
     "turn", "messages_in", "tokens_before", "tokens_after", "retained_ratio", "fits", "reference",
     "reference_tokens_before", "reference_tokens_after", "fits_reference", "messages_kept",
     "messages_truncated", "messages_dropped", "messages_added", "tool_pairs_intact", "orphan_calls",
@@ -70,7 +70,7 @@ def results(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None 
     Analyses that count units take one reference's rows (`ctxlab.analysis.tables.per_unit`).
     """
     where, args = _where(run_id, dataset, mode)
-    cols = ", ".join(RESULT_COLUMNS)
+    cols = ", ".join(f'"{c}"' for c in RESULT_COLUMNS)  # quoted: "window" is a reserved word in DuckDB
     return con.execute(f"SELECT {cols} FROM results WHERE {where} "
                        "ORDER BY dataset, seq, unit, reference", args).df()
 
@@ -98,6 +98,8 @@ def run_info(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
     for key in _JSON_FIELDS:
         value = info.get(key)
         info[key] = json.loads(value) if isinstance(value, str) and value else (value or {})
+    if "budgets" in info["config"]:  # a run stored before issue 21 named its windows "budgets"
+        info["config"].setdefault("windows", info["config"].pop("budgets"))
     return info
 
 

@@ -113,13 +113,13 @@ def _marker(counter: str) -> str:
     return {"o200k_base": "o", "cl100k_base": "s", "claude_legacy": "D"}.get(counter, "^")
 
 
-def _budget_axis(ax: Axes, budgets: Sequence[int]) -> None:
-    budgets = sorted({int(b) for b in budgets})
+def _window_axis(ax: Axes, windows: Sequence[int]) -> None:
+    windows = sorted({int(b) for b in windows})
     ax.set_xscale("log", base=2)
-    ax.set_xticks(budgets)
+    ax.set_xticks(windows)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _tokens(v)))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
-    ax.set_xlabel("token budget")
+    ax.set_xlabel("window (tokens)")
 
 
 def _tokens(value: float) -> str:
@@ -141,7 +141,7 @@ def _legend(fig: Figure, axes: Sequence[Axes], title: str = "strategy [counter]"
 
 def _facets(n: int, *, panel_width: float = 4.6, panel_height: float = 3.2, legend_rows: int = 0,
             sharey: bool = True) -> tuple[Figure, list[Axes]]:
-    """Panels two to a row (four budgets side by side are too narrow to read); the unused cell
+    """Panels two to a row (four windows side by side are too narrow to read); the unused cell
     of an odd count is hidden."""
     ncols = min(n, 2)
     nrows = -(-n // ncols)
@@ -159,12 +159,12 @@ def _legend_rows(df: pd.DataFrame) -> int:
 
 
 def retained_ratio_curves(ci: pd.DataFrame) -> Figure:
-    """Retained-token ratio vs budget per strategy variant, one panel per mode, with CI bands.
+    """Retained-token ratio vs window per strategy variant, one panel per mode, with CI bands.
 
     Args:
-        ci: `ctxlab.analysis.tables.retained_ci` (label, counter, budget, mode, mean, low, high).
+        ci: `ctxlab.analysis.tables.retained_ci` (label, counter, window, mode, mean, low, high).
     """
-    title = "Retained-token ratio vs budget (95% bootstrap CI over conversations)"
+    title = "Retained-token ratio vs window (95% bootstrap CI over conversations)"
     if ci.empty:
         return _empty(title, "no results to plot")
     modes = sorted(ci["mode"].unique())
@@ -174,14 +174,14 @@ def retained_ratio_curves(ci: pd.DataFrame) -> Figure:
             part = ci[ci["mode"] == mode]
             variants = _variants(part)
             for i, (label, counter) in enumerate(variants):
-                line = part[(part["label"] == label) & (part["counter"] == counter)].sort_values("budget")
-                # Intervals as error bars, nudged apart along the (log) budget axis: a dozen
+                line = part[(part["label"] == label) & (part["counter"] == counter)].sort_values("window")
+                # Intervals as error bars, nudged apart along the (log) window axis: a dozen
                 # overlapping shaded bands would hide each other.
-                x = line["budget"] * 2 ** (0.03 * (i - (len(variants) - 1) / 2))
+                x = line["window"] * 2 ** (0.03 * (i - (len(variants) - 1) / 2))
                 ax.errorbar(x, line["mean"], yerr=[line["mean"] - line["low"], line["high"] - line["mean"]],
                             fmt=_line_style(counter), color=strategy_color(label), marker=_marker(counter), ms=3,
                             lw=1.2, elinewidth=0.8, capsize=2, alpha=0.9, label=f"{label} [{counter}]")
-            _budget_axis(ax, part["budget"])
+            _window_axis(ax, part["window"])
             ax.set_title(f"mode: {mode}")
             # Summaries and structured prompts can make a result larger than its input.
             ax.set_ylim(0, max(1.05, float(ci["high"].max()) + 0.05))
@@ -210,18 +210,18 @@ def _heatmap(ax: Axes, matrix: pd.DataFrame, *, fmt: str = "{:.0%}", cmap: str =
 
 def _variant_matrix(df: pd.DataFrame, value: str) -> pd.DataFrame:
     frame = df.assign(variant=df["label"].astype(str) + " [" + df["counter"].astype(str) + "]")
-    matrix = frame.pivot_table(index="variant", columns="budget", values=value, aggfunc="mean")
+    matrix = frame.pivot_table(index="variant", columns="window", values=value, aggfunc="mean")
     matrix.columns = [_tokens(c) for c in matrix.columns]
     return matrix
 
 
 def overflow_heatmap(fits: pd.DataFrame) -> Figure:
-    """Real overflow rate (share of results over the budget under each reference tokenizer).
+    """Real overflow rate (share of results over the window under each reference tokenizer).
 
     Args:
-        fits: `ctxlab.analysis.tables.fit_rates` for one mode (label, counter, budget, reference, overflow_rate).
+        fits: `ctxlab.analysis.tables.fit_rates` for one mode (label, counter, window, reference, overflow_rate).
     """
-    title = "Real overflow: share of results over the budget under each real tokenizer"
+    title = "Real overflow: share of results over the window under each real tokenizer"
     if fits.empty:
         return _empty(title, "no reference tokenizer results to plot")
     refs = sorted(fits["reference"].unique())
@@ -230,7 +230,7 @@ def overflow_heatmap(fits: pd.DataFrame) -> Figure:
         fig, axes = _figure(len(refs), width=3.2 * len(refs) + 2.8, height=1.2 + 0.32 * rows)
         for i, (ax, ref) in enumerate(zip(axes, refs, strict=False)):
             matrix = _variant_matrix(fits[fits["reference"] == ref], "overflow_rate")
-            _heatmap(ax, matrix, cmap="Reds", xlabel="token budget")
+            _heatmap(ax, matrix, cmap="Reds", xlabel="window (tokens)")
             ax.set_title(f"measured with {ref}")
             if i:
                 ax.set_yticks([])
@@ -238,7 +238,7 @@ def overflow_heatmap(fits: pd.DataFrame) -> Figure:
 
 
 def tool_integrity_heatmap(tools: pd.DataFrame) -> Figure:
-    """Share of results whose tool calls and results stay paired, per variant x budget.
+    """Share of results whose tool calls and results stay paired, per variant x window.
 
     Args:
         tools: `ctxlab.analysis.tables.tool_integrity` for one mode.
@@ -249,15 +249,15 @@ def tool_integrity_heatmap(tools: pd.DataFrame) -> Figure:
     rows = tools.groupby(["label", "counter"]).ngroups
     with _style():
         fig, (ax,) = _figure(width=6.5, height=1.2 + 0.32 * rows)
-        _heatmap(ax, _variant_matrix(tools, "tool_integrity"), xlabel="token budget")
+        _heatmap(ax, _variant_matrix(tools, "tool_integrity"), xlabel="window (tokens)")
         return _finish(fig, title)
 
 
 def pareto(points: pd.DataFrame) -> Figure:
-    """Fact recall vs retained ratio per variant x budget, with the Pareto frontier.
+    """Fact recall vs retained ratio per variant x window, with the Pareto frontier.
 
     Args:
-        points: `ctxlab.analysis.tables.pareto_points` (label, counter, budget, retained_ratio, fact_recall, on_front).
+        points: `ctxlab.analysis.tables.pareto_points` (label, counter, window, retained_ratio, fact_recall, on_front).
     """
     title = "Fact recall vs tokens kept: the frontier keeps the most facts for the fewest tokens"
     if points.empty:
@@ -265,7 +265,7 @@ def pareto(points: pd.DataFrame) -> Figure:
     with _style():
         fig, (ax,) = _figure(width=9.0, height=5.2 + 0.22 * _legend_rows(points))
         for label, counter in _variants(points):
-            part = points[(points["label"] == label) & (points["counter"] == counter)].sort_values("budget")
+            part = points[(points["label"] == label) & (points["counter"] == counter)].sort_values("window")
             ax.plot(part["retained_ratio"], part["fact_recall"], _line_style(counter), color=strategy_color(label),
                     marker=_marker(counter), ms=4, lw=0.8, alpha=0.8, label=f"{label} [{counter}]")
         front = points[points["on_front"]].sort_values("retained_ratio")
@@ -273,7 +273,7 @@ def pareto(points: pd.DataFrame) -> Figure:
                 label="Pareto frontier")
         ax.scatter(front["retained_ratio"], front["fact_recall"], s=60, facecolors="none", edgecolors="black", lw=1)
         for row in _spread(front):
-            ax.annotate(f"{row.label} @{_tokens(row.budget)}", (row.retained_ratio, row.fact_recall), fontsize=7,
+            ax.annotate(f"{row.label} @{_tokens(row.window)}", (row.retained_ratio, row.fact_recall), fontsize=7,
                         xytext=(5, -10), textcoords="offset points")
         ax.set_xlabel("retained-token ratio (lower = more compression)")
         ax.set_ylabel("fact recall (ground-truth facts kept)")
@@ -390,8 +390,8 @@ def session_cost(calls: pd.DataFrame, *, price_model: str) -> Figure:
         return _empty(title, "no priced calls for this session (replay --mode per-turn --price-model MODEL)")
     with _style():
         fig, (left, right) = _figure(ncols=2, width=11.0, height=4.6)
-        for (label, counter, budget), part in calls.groupby(["label", "counter", "budget"], observed=True, sort=True):
-            color, name = strategy_color(str(label)), f"{label} [{counter}] @{_tokens(budget)}"
+        for (label, counter, window), part in calls.groupby(["label", "counter", "window"], observed=True, sort=True):
+            color, name = strategy_color(str(label)), f"{label} [{counter}] @{_tokens(window)}"
             left.plot(part["call"], part["cost_cum"], color=color, lw=1.4, label=name)
             right.plot(part["call"], part["write_cum"], color=color, lw=1.4)
             right.plot(part["call"], part["read_cum"], color=color, lw=1.0, ls="--")
@@ -471,15 +471,15 @@ def reference_heatmap(matrix: pd.DataFrame) -> Figure:
                              xlabel="reference")
 
 
-def near_budget_bars(near: pd.DataFrame) -> Figure:
-    """Real overflow of results packed close to the budget, per counter and reference.
+def near_window_bars(near: pd.DataFrame) -> Figure:
+    """Real overflow of results packed close to the window, per counter and reference.
 
     Args:
-        near: `ctxlab.analysis.tables.near_budget`.
+        near: `ctxlab.analysis.tables.near_window`.
     """
-    title = "Near the budget: results believed to fit (within 10%) that really overflow"
+    title = "Near the window: results believed to fit (within 10%) that really overflow"
     if near.empty:
-        return _empty(title, "no result came within 10% of its budget")
+        return _empty(title, "no result came within 10% of its window")
     refs = sorted(near["reference"].unique())
     counters = sorted(near["counter"].unique())
     with _style():
@@ -496,54 +496,54 @@ def near_budget_bars(near: pd.DataFrame) -> Figure:
         ax.set_yticks(range(len(counters)), counters)
         ax.set_xlim(0, 1.15)
         ax.xaxis.set_major_formatter(PercentFormatter(1.0))
-        ax.set_xlabel("share over the budget under the real tokenizer")
+        ax.set_xlabel("share over the window under the real tokenizer")
         ax.legend(loc="lower right")
         return _finish(fig, title)
 
 
-def budget_tuning(grid: pd.DataFrame, *, target_recall: float, max_overflow: float,
+def window_tuning(grid: pd.DataFrame, *, target_recall: float, max_overflow: float,
                   chosen: pd.DataFrame | None = None) -> Figure:
-    """Fact recall and real overflow vs budget for one strategy variant, per dataset, with the
-    target lines and the smallest budget meeting them.
+    """Fact recall and real overflow vs window for one strategy variant, per dataset, with the
+    target lines and the smallest window meeting them.
 
     Args:
-        grid: `ctxlab.analysis.tables.budget_grid` rows of one variant and mode (dataset, budget,
+        grid: `ctxlab.analysis.tables.window_grid` rows of one variant and mode (dataset, window,
             fact_recall, overflow_rate).
-        chosen: `ctxlab.analysis.tables.smallest_budget` rows for the same variant (dataset, budget).
+        chosen: `ctxlab.analysis.tables.smallest_window` rows for the same variant (dataset, window).
     """
-    title = f"Budget tuning: target fact recall >= {target_recall:.0%}, real overflow <= {max_overflow:.0%}"
+    title = f"Window tuning: target fact recall >= {target_recall:.0%}, real overflow <= {max_overflow:.0%}"
     if grid.empty:
         return _empty(title, "no results for this strategy")
     with _style():
         fig, (left, right) = _figure(2, width=10, height=4.3)
         for i, (dataset, part) in enumerate(grid.groupby("dataset", sort=True)):
-            part = part.sort_values("budget")
+            part = part.sort_values("window")
             color = _PALETTE[i % len(_PALETTE)]
-            left.plot(part["budget"], part["fact_recall"], marker="o", color=color, label=str(dataset))
-            right.plot(part["budget"], part["overflow_rate"], marker="o", color=color, label=str(dataset))
-            hit = chosen[chosen["dataset"] == dataset]["budget"].dropna() if chosen is not None else []
-            for budget in hit:
+            left.plot(part["window"], part["fact_recall"], marker="o", color=color, label=str(dataset))
+            right.plot(part["window"], part["overflow_rate"], marker="o", color=color, label=str(dataset))
+            hit = chosen[chosen["dataset"] == dataset]["window"].dropna() if chosen is not None else []
+            for window in hit:
                 for ax in (left, right):
-                    ax.axvline(int(budget), color=color, ls=":", lw=1.2)
+                    ax.axvline(int(window), color=color, ls=":", lw=1.2)
         left.axhline(target_recall, color="black", ls="--", lw=0.8)
         right.axhline(max_overflow, color="black", ls="--", lw=0.8)
         for ax, name in ((left, "fact recall"), (right, "real overflow rate")):
-            _budget_axis(ax, grid["budget"])
+            _window_axis(ax, grid["window"])
             ax.set_ylabel(name)
             ax.set_ylim(-0.03, 1.05)
             ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-        _legend(fig, [left], title="dataset (dotted line: smallest budget meeting the target)")
+        _legend(fig, [left], title="dataset (dotted line: smallest window meeting the target)")
         return _finish(fig, title)
 
 
 def summary_quality(quality: pd.DataFrame) -> Figure:
     """ROUGE-L of summaries (against the compacted messages and the reference summary) and the
-    compression ratio, vs budget per strategy variant.
+    compression ratio, vs window per strategy variant.
 
     Args:
         quality: `ctxlab.analysis.tables.summary_quality` for one mode.
     """
-    title = "Summary quality: ROUGE-L and compression, by budget"
+    title = "Summary quality: ROUGE-L and compression, by window"
     if quality.empty:
         return _empty(title, "no strategy wrote a summary in these results")
     panels = [(c, name) for c, name in (("ref_rougeL", "ROUGE-L vs reference summary"),
@@ -556,10 +556,10 @@ def summary_quality(quality: pd.DataFrame) -> Figure:
         fig, axes = _figure(len(panels), width=3.6 * len(panels) + 0.6, height=3.6 + 0.22 * _legend_rows(quality))
         for ax, (column, name) in zip(axes, panels, strict=False):
             for label, counter in _variants(quality):
-                part = quality[(quality["label"] == label) & (quality["counter"] == counter)].sort_values("budget")
-                ax.plot(part["budget"], part[column], _line_style(counter), marker=_marker(counter), ms=3,
+                part = quality[(quality["label"] == label) & (quality["counter"] == counter)].sort_values("window")
+                ax.plot(part["window"], part[column], _line_style(counter), marker=_marker(counter), ms=3,
                         color=strategy_color(label), label=f"{label} [{counter}]")
-            _budget_axis(ax, quality["budget"])
+            _window_axis(ax, quality["window"])
             ax.set_title(name)
             ax.set_ylim(bottom=0)
         _legend(fig, axes)
@@ -567,7 +567,7 @@ def summary_quality(quality: pd.DataFrame) -> Figure:
 
 
 def drift_progress(drift: pd.DataFrame) -> Figure:
-    """Fact recall along a session (per-turn mode), one panel per budget.
+    """Fact recall along a session (per-turn mode), one panel per window.
 
     Args:
         drift: `ctxlab.analysis.tables.drift_by_progress`.
@@ -579,7 +579,7 @@ def drift_progress(drift: pd.DataFrame) -> Figure:
 
 
 def drift_cycles(cycles: pd.DataFrame, *, max_cycle: int = 20, min_conversations: int = 3) -> Figure:
-    """Fact recall right after the k-th compaction of a session, per variant and budget.
+    """Fact recall right after the k-th compaction of a session, per variant and window.
 
     Args:
         cycles: `ctxlab.analysis.tables.drift_by_cycle`.
@@ -595,17 +595,17 @@ def drift_cycles(cycles: pd.DataFrame, *, max_cycle: int = 20, min_conversations
 
 
 def _recall_panels(frame: pd.DataFrame, x: str, xlabel: str, ylabel: str, title: str) -> Figure:
-    """Fact recall against `x`, one line per strategy variant, one panel per budget."""
-    budgets = sorted(frame["budget"].unique())
+    """Fact recall against `x`, one line per strategy variant, one panel per window."""
+    windows = sorted(frame["window"].unique())
     with _style():
-        fig, axes = _facets(len(budgets), legend_rows=_legend_rows(frame))
-        for ax, budget in zip(axes, budgets, strict=False):
-            part = frame[frame["budget"] == budget]
+        fig, axes = _facets(len(windows), legend_rows=_legend_rows(frame))
+        for ax, window in zip(axes, windows, strict=False):
+            part = frame[frame["window"] == window]
             for label, counter in _variants(part):
                 line = part[(part["label"] == label) & (part["counter"] == counter)].sort_values(x)
                 ax.plot(line[x], line["fact_recall"], _line_style(counter), marker=_marker(counter), ms=3,
                         color=strategy_color(label), label=f"{label} [{counter}]")
-            ax.set_title(f"budget {_tokens(budget)}")
+            ax.set_title(f"window {_tokens(window)}")
             ax.set_xlabel(xlabel)
             ax.set_ylim(0, 1.05)
             ax.yaxis.set_major_formatter(PercentFormatter(1.0))

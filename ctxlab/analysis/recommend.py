@@ -23,7 +23,7 @@ import pandas as pd
 
 from ctxlab.analysis.tables import CONVERSATION, bootstrap_mean_ci, pareto_front
 
-VARIANT = ("label", "counter", "budget")
+VARIANT = ("label", "counter", "window")
 # Summed per session from the per-turn units (kept / total pairs pool into recalls).
 SUMS = {"facts_kept": "facts_kept", "facts_total": "facts_total", "needed_kept": "needed_kept",
         "needed_total": "needed_total", "needed_kept_in_context": "framed_kept",
@@ -47,7 +47,7 @@ class Recommendation(NamedTuple):
 
     label: str
     counter: str
-    budget: int
+    window: int
     evidence: str
 
 
@@ -145,7 +145,7 @@ def recommend(front: pd.DataFrame, *, exclude: Sequence[str] = ("noop",)) -> Rec
     from ctxlab.analysis.evidence import evidence
 
     text = evidence(pick, best, tied, front, exclude, cost=cost, clean_found=len(clean) > 0)
-    return Recommendation(str(pick["label"]), str(pick["counter"]), int(pick["budget"]), text)
+    return Recommendation(str(pick["label"]), str(pick["counter"]), int(pick["window"]), text)
 
 
 def cost_column(front: pd.DataFrame) -> str:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ctxlab.metrics.estimator import error_table
 
-KEYS = ("label", "counter", "budget", "mode")
+KEYS = ("label", "counter", "window", "mode")
 CONVERSATION = ("dataset", "seq")
 N_BOOT = 1000
 # Above this many conversations the bootstrap's index matrix grows large and the normal
@@ -104,7 +104,7 @@ def mean_ci(results: pd.DataFrame, value: str = "retained_ratio", by: Sequence[s
 
 
 def retained_ci(results: pd.DataFrame, by: Sequence[str] = KEYS, **kwargs: Any) -> pd.DataFrame:
-    """Retained-token ratio (tokens after / before) per strategy x budget with its bootstrap CI."""
+    """Retained-token ratio (tokens after / before) per strategy x window with its bootstrap CI."""
     return mean_ci(results, "retained_ratio", by, **kwargs)
 
 
@@ -145,7 +145,7 @@ HEADLINE_COLUMNS = ("units", "conversations", "retained_ratio", "retained_low", 
 
 
 def headline(results: pd.DataFrame, by: Sequence[str] = KEYS, **ci: float) -> pd.DataFrame:
-    """The comparison table: per strategy variant x budget x mode, retained ratio with its CI,
+    """The comparison table: per strategy variant x window x mode, retained ratio with its CI,
     believed and real fit per reference (``real_fit_<reference>``), tool integrity, fact recall,
     errors and median latency."""
     if results.empty:
@@ -183,8 +183,8 @@ def pareto_front(x: Sequence[float], y: Sequence[float]) -> np.ndarray:
     return mask
 
 
-def pareto_points(results: pd.DataFrame, by: Sequence[str] = ("label", "counter", "budget")) -> pd.DataFrame:
-    """Mean retained ratio and fact recall per variant x budget, with ``on_front`` marking the
+def pareto_points(results: pd.DataFrame, by: Sequence[str] = ("label", "counter", "window")) -> pd.DataFrame:
+    """Mean retained ratio and fact recall per variant x window, with ``on_front`` marking the
     Pareto frontier (no other point keeps fewer tokens and more facts)."""
     units = per_unit(results)
     units = units[units["status"] == "ok"]
@@ -214,22 +214,22 @@ def estimator_matrix(rows: pd.DataFrame, *, index: str = "counter", columns: str
     return table.pivot(index=index, columns=columns, values=value)
 
 
-def near_budget(results: pd.DataFrame, *, band: float = 0.1,
+def near_window(results: pd.DataFrame, *, band: float = 0.1,
                 by: Sequence[str] = ("counter", "reference")) -> pd.DataFrame:
-    """How often a result the strategy filled to within `band` of the budget really overflows.
+    """How often a result the strategy filled to within `band` of the window really overflows.
 
-    A counter that undercounts is harmless far below the budget; it overflows the real window
+    A counter that undercounts is harmless far below the window; it overflows the real window
     exactly when the strategy packs the context close to the limit it believes in.
 
     Returns:
         The `by` columns, ``units`` (results believed to fit with tokens_after >= (1 - band) x
-        budget), ``underestimate_rate`` (the reference counts more than the counter),
-        ``overflow_rate`` (over the budget under the reference) and ``mean_gap_pct`` (reference
+        window), ``underestimate_rate`` (the reference counts more than the counter),
+        ``overflow_rate`` (over the window under the reference) and ``mean_gap_pct`` (reference
         minus counter tokens, % of the counter's).
     """
     ok = results[(results["status"] == "ok") & results["fits"].astype(bool)].dropna(
         subset=["reference", "reference_tokens_after"])
-    near = ok[ok["tokens_after"] >= (1 - band) * ok["budget"]]
+    near = ok[ok["tokens_after"] >= (1 - band) * ok["window"]]
     columns = [*by, "units", "underestimate_rate", "overflow_rate", "mean_gap_pct"]
     if near.empty:
         return pd.DataFrame(columns=columns)
@@ -242,17 +242,17 @@ def near_budget(results: pd.DataFrame, *, band: float = 0.1,
             .reset_index()[columns])
 
 
-def budget_grid(results: pd.DataFrame, by: Sequence[str] = ("label", "counter", "dataset", "mode"), *,
+def window_grid(results: pd.DataFrame, by: Sequence[str] = ("label", "counter", "dataset", "mode"), *,
                 reference: str | None = None) -> pd.DataFrame:
-    """Fact recall and real overflow per group and budget, the input of `smallest_budget`.
+    """Fact recall and real overflow per group and window, the input of `smallest_window`.
 
-    A unit overflows when it exceeds the budget under `reference`, or under any reference of the
+    A unit overflows when it exceeds the window under `reference`, or under any reference of the
     run when `reference` is None (the strict reading: it must fit every tokenizer measured).
     """
     ok = results[results["status"] == "ok"]
     if reference is not None:
         ok = ok[ok["reference"] == reference]
-    keys = [*by, "budget"]
+    keys = [*by, "window"]
     unit_keys = [*dict.fromkeys([*keys, *CONVERSATION, "unit"])]
     if ok.empty:
         return pd.DataFrame(columns=[*keys, "units", "fact_recall", "overflow_rate"])
@@ -265,47 +265,47 @@ def budget_grid(results: pd.DataFrame, by: Sequence[str] = ("label", "counter", 
             .reset_index())
 
 
-def smallest_budget(results: pd.DataFrame, *, target_recall: float = 0.95, max_overflow: float = 0.0,
+def smallest_window(results: pd.DataFrame, *, target_recall: float = 0.95, max_overflow: float = 0.0,
                     by: Sequence[str] = ("label", "counter", "dataset", "mode"),
                     reference: str | None = None) -> pd.DataFrame:
-    """The smallest budget tried that meets the target, per strategy variant and dataset.
+    """The smallest window tried that meets the target, per strategy variant and dataset.
 
-    A budget meets the target when mean fact recall >= `target_recall` and the real overflow rate
-    <= `max_overflow` (see `budget_grid`).
+    A window meets the target when mean fact recall >= `target_recall` and the real overflow rate
+    <= `max_overflow` (see `window_grid`).
 
     Returns:
-        The `by` columns, ``budget`` (NA when no budget tried meets it), ``fact_recall`` and
-        ``overflow_rate`` at that budget (else at the best-recall budget), ``budgets_tried`` and
+        The `by` columns, ``window`` (NA when no window tried meets it), ``fact_recall`` and
+        ``overflow_rate`` at that window (else at the best-recall window), ``windows_tried`` and
         a readable ``verdict``.
     """
-    grid = budget_grid(results, by, reference=reference)
-    columns = [*by, "budget", "fact_recall", "overflow_rate", "budgets_tried", "verdict"]
+    grid = window_grid(results, by, reference=reference)
+    columns = [*by, "window", "fact_recall", "overflow_rate", "windows_tried", "verdict"]
     rows = []
     for key, group in grid.groupby(list(by), observed=True, sort=True):
-        group = group.sort_values("budget")
+        group = group.sort_values("window")
         meets = group[(group["fact_recall"] >= target_recall - _EPS) & (group["overflow_rate"] <= max_overflow + _EPS)]
-        tried = ", ".join(str(int(b)) for b in group["budget"])
+        tried = ", ".join(str(int(b)) for b in group["window"])
         if len(meets):
             hit = meets.iloc[0]
-            verdict = f"meets the target at {int(hit['budget']):,} tokens"
-            rows.append([*_key(key), int(hit["budget"]), hit["fact_recall"], hit["overflow_rate"], tried, verdict])
+            verdict = f"meets the target at {int(hit['window']):,} tokens"
+            rows.append([*_key(key), int(hit["window"]), hit["fact_recall"], hit["overflow_rate"], tried, verdict])
         else:
-            best = group.sort_values(["fact_recall", "budget"], ascending=[False, True], na_position="last").iloc[0]
-            verdict = (f"no budget tried meets it (best recall {_pct(best['fact_recall'])} at "
-                       f"{int(best['budget']):,}, overflow {_pct(best['overflow_rate'])})")
+            best = group.sort_values(["fact_recall", "window"], ascending=[False, True], na_position="last").iloc[0]
+            verdict = (f"no window tried meets it (best recall {_pct(best['fact_recall'])} at "
+                       f"{int(best['window']):,}, overflow {_pct(best['overflow_rate'])})")
             rows.append([*_key(key), pd.NA, best["fact_recall"], best["overflow_rate"], tried, verdict])
     out = pd.DataFrame(rows, columns=columns)
-    out["budget"] = out["budget"].astype("Int64")
+    out["window"] = out["window"].astype("Int64")
     return out
 
 
 def recommend_variant(chosen: pd.DataFrame) -> tuple[str, str] | None:
-    """The (label, counter) to look at first in a `smallest_budget` table: the most datasets
-    meeting the target, then the smallest total budget, then the best recall (``noop`` last: it
+    """The (label, counter) to look at first in a `smallest_window` table: the most datasets
+    meeting the target, then the smallest windows in total, then the best recall (``noop`` last: it
     never compresses)."""
     if chosen.empty:
         return None
-    scored = (chosen.assign(met=chosen["budget"].notna(), spend=chosen["budget"].astype("Float64").fillna(1e12),
+    scored = (chosen.assign(met=chosen["window"].notna(), spend=chosen["window"].astype("Float64").fillna(1e12),
                             noop=chosen["label"] == "noop")
               .groupby(["label", "counter"]).agg(noop=("noop", "first"), met=("met", "sum"), spend=("spend", "sum"),
                                                  recall=("fact_recall", "mean"))
@@ -329,12 +329,12 @@ def per_turn(results: pd.DataFrame) -> pd.DataFrame:
     units = units[(units["mode"] == "per-turn") & (units["status"] == "ok")]
     if units.empty:
         return units.assign(progress=pd.Series(dtype=float))
-    total = units.groupby(["label", "counter", "budget", *CONVERSATION], observed=True)["messages_in"].transform("max")
+    total = units.groupby(["label", "counter", "window", *CONVERSATION], observed=True)["messages_in"].transform("max")
     return units.assign(progress=units["messages_in"] / total.clip(lower=1))
 
 
 def drift_by_progress(results: pd.DataFrame, *, bins: int = 10,
-                      by: Sequence[str] = ("label", "counter", "budget")) -> pd.DataFrame:
+                      by: Sequence[str] = ("label", "counter", "window")) -> pd.DataFrame:
     """Fact recall and retained ratio along a session, in `bins` slices of its length.
 
     Per-turn units only; ``progress_pct`` is the upper edge of the slice (10 = the first tenth
@@ -354,7 +354,7 @@ def drift_by_progress(results: pd.DataFrame, *, bins: int = 10,
             .reset_index()[columns])
 
 
-def drift_by_cycle(results: pd.DataFrame, by: Sequence[str] = ("label", "counter", "budget")) -> pd.DataFrame:
+def drift_by_cycle(results: pd.DataFrame, by: Sequence[str] = ("label", "counter", "window")) -> pd.DataFrame:
     """Fact recall right after the k-th compaction of a session (per-turn units).
 
     A compaction is a call whose result lost more of the history than the previous call's did
@@ -392,7 +392,7 @@ def probe_columns(summaries: pd.DataFrame) -> list[str]:
 
 def summary_quality(summaries: pd.DataFrame, by: Sequence[str] = KEYS) -> pd.DataFrame:
     """Mean ROUGE (against the compacted messages and the reference summary), compression ratio,
-    summary size and any probe scores, per strategy variant x budget x mode."""
+    summary size and any probe scores, per strategy variant x window x mode."""
     if summaries.empty:
         return pd.DataFrame(columns=[*by, "summaries"])
     metrics = [c for c in (*SUMMARY_METRICS, *probe_columns(summaries)) if c in summaries]

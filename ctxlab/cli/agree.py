@@ -22,7 +22,7 @@ def agree(
     strategy: Annotated[list[str], typer.Option(
         help="Policy to check, NAME[:key=value,...] (repeatable); noop (everything sent) is added as the baseline.",
         show_default=False)],
-    window: Annotated[int, typer.Option(help="Your model's context window in tokens (the budget of every call).",
+    window: Annotated[int, typer.Option(help="Your model's context window in tokens (what every call must fit in).",
                                         show_default=False)],
     model: Annotated[str | None, typer.Option(
         help="litellm model that proposes the next call [default: $CTXLAB_AGREEMENT_MODEL, else $CTXLAB_LLM_MODEL].",

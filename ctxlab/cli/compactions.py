@@ -1,5 +1,7 @@
 """`ctxlab compactions`: the compactions agents recorded in their logs, beside ctxlab's own
-strategies at the same cut and size. Parses, calls `ctxlab.metrics.compactions`, prints."""
+strategies at the same cut and size, and beside the call where the agent's own preset compacts
+when the log is replayed per turn. Parses, calls `ctxlab.metrics.compactions` and
+`ctxlab.replay.compaction_points`, prints."""
 
 from __future__ import annotations
 
@@ -29,17 +31,22 @@ if TYPE_CHECKING:
 @command()
 def compactions(
     sources: Sources,
-    counter: Annotated[str, typer.Option(help="Counter for every size (and the strategies' budget).")] = "o200k_base",
+    counter: Annotated[str, typer.Option(help="Counter for every size (and the window the strategies are given).")] = "o200k_base",
     strategy: Annotated[list[str] | None, typer.Option(
         help="ctxlab strategy spec(s) to compare with the agent.", show_default="compaction, sliding_window")] = None,
+    window: Annotated[int | None, typer.Option(
+        help="Window the agent's preset is replayed at (default: the log's: Claude Code 200,000, else its "
+             "model's in litellm's map).", min=1)] = None,
     limit: Limit = None,
     skip_invalid: SkipInvalid = False,
 ) -> None:
-    """Fact recall and size of each agent's recorded compaction beside ctxlab's strategies."""
+    """Fact recall and size of each agent's recorded compaction beside ctxlab's strategies, and the
+    call where the agent's preset (claude_code, pi, codex) compacts in a per-turn replay of the log."""
     import pandas as pd
 
     from ctxlab.analysis.logs import compaction_side_by_side, compaction_summary
     from ctxlab.metrics.compactions import DEFAULT_STRATEGIES, recorded_compaction_rows
+    from ctxlab.replay.compaction_points import line_up
     from ctxlab.strategies import get_strategy
     from ctxlab.tokens import get_counter
 
@@ -47,9 +54,10 @@ def compactions(
     specs = list(strategy or DEFAULT_STRATEGIES)
     for spec in specs:
         get_strategy(spec)  # a bad spec fails here, before any work
-    skips, rows = Skips(), []
+    skips, rows, lined = Skips(), [], []
     for seq, conv in enumerate(progress(load_sources(sources, skip_invalid, skips, limit), "Re-doing compactions")):
         rows += [{**row._asdict(), "dataset": "", "seq": seq} for row in recorded_compaction_rows(conv, count, specs)]
+        lined += line_up(conv, count, window)
     if not rows:
         raise CtxlabError(f"no recorded compactions in {', '.join(sources)} "
                           "(agent logs carry them in meta.compactions)")
@@ -57,6 +65,7 @@ def compactions(
     _print_side_by_side(compaction_side_by_side(df), count.name)
     _print_summary(compaction_summary(df))
     _print_errors(df)
+    _print_line_up(lined, count.name)
     print_skips(skips)
 
 
@@ -88,6 +97,30 @@ def _print_errors(df: pd.DataFrame) -> None:
     for row in errors.itertuples(index=False):
         console().print(f"[yellow]{escape(str(row.conversation_id))} compaction {row.compaction}, "
                         f"{escape(row.strategy)}:[/] {escape(row.error)}")
+
+
+def _print_line_up(lined: list, counter: str) -> None:  # `LinedUp`s
+    if not lined:
+        return
+    table = numeric_table(escape(f"Where the agent's own preset compacts (per-turn replay of the log; counter: {counter}; "
+                                 "calls numbered from 1; apart: preset minus agent)"),
+                          "conversation", "#", "preset", "window", "agent\ncall / at / tokens",
+                          "preset\ncall / at / tokens", "signal", "apart\ncalls / tokens")
+    for r in lined:
+        if r.error:
+            console().print(f"[yellow]{escape(r.conversation_id)} compaction {r.compaction}:[/] {escape(r.error)}")
+            continue
+        preset = f"never ({_int(r.context_tokens)} at the agent's call)" if r.preset_call is None \
+            else f"{r.preset_call} / {r.preset_at} / {_int(r.preset_tokens)}"
+        apart = "-" if r.preset_call is None else f"{_signed(r.calls_apart)} / {_signed(r.tokens_apart)}"
+        table.add_row(escape(r.conversation_id), str(r.compaction), r.preset, f"{r.window:,}",
+                      f"{_int(r.agent_call)} / {_int(r.agent_at)} / {_int(r.agent_tokens)}", preset,
+                      escape(r.signal or "-"), apart)
+    console().print(table)
+
+
+def _signed(value: int | None) -> str:
+    return "-" if value is None else f"{value:+,}"
 
 
 def _pct(value: float | None) -> str:

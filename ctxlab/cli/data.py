@@ -43,6 +43,9 @@ COUNTER_NOTES = {
     "langchain_approx": "LangChain count_tokens_approximately: ceil(chars / 4) + 3 per message",
     "langchain_approx_claude": "LangChain's Anthropic setting: ceil(chars / 3.3) + 3 per message",
     "inspect_o200k": "inspect_ai count_text_tokens: o200k_base x 1.1 per message, tools as JSON",
+    "gemini_chars4": "Gemini CLI estimateTokenCountSync: ASCII / 4 + other x 1.5, responses as JSON / 4",
+    "cline_json3": "Cline estimateTokens: ceil(JSON.stringify(message) / 3), at least 1",
+    "opencode_chars4": "opencode Token.estimate: round(chars / 4) of the text",
 }
 
 

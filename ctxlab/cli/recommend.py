@@ -29,7 +29,7 @@ def recommend(
     *,  # the options below are keyword-only, so a required one may follow the optional sources
     from_agent: FromAgent = None,
     newest: Newest = NEWEST,
-    window: Annotated[int, typer.Option(help="Your model's context window in tokens (the budget of every call).",
+    window: Annotated[int, typer.Option(help="Your model's context window in tokens (what every call must fit in).",
                                         show_default=False)],
     strategy: Annotated[list[str] | None, typer.Option(
         help="Policies to compare, NAME[:key=value,...] (repeatable) [default: every policy that needs no LLM].",

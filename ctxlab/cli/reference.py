@@ -39,7 +39,7 @@ def _command_md(title: str, command: Any) -> str:
     arguments = " ".join(p.name.upper() + ("..." if p.nargs == -1 else "")
                          for p in command.params if _is_argument(p))
     lines = [f"### `{title}{' ' + arguments if arguments else ''}`", "", _clean(command.help or ""), ""]
-    rows = [_param_row(p) for p in command.params]
+    rows = [_param_row(p) for p in command.params if not getattr(p, "hidden", False)]  # e.g. replay's --budget
     if rows:
         lines += ["| option | default | help |", "|---|---|---|", *rows, ""]
     return "\n".join(lines)
@@ -62,17 +62,19 @@ def strategy_table(name: str, source_label: str = "source") -> str:
     """A strategy's parameters as a markdown table: defaults from the code, what the source system
     calls them (`source_names`), and their meaning (the docstring's Attributes section).
 
-    A preset (a subclass that only changes defaults) lists the parameters it changes.
+    A preset (a subclass that only changes defaults) lists the parameters it changes, and those its
+    source names (a knob the user sets, left at the policy model's default).
     """
     from ctxlab.strategies import STRATEGIES
 
     cls = STRATEGIES.get(name)
-    params = preset_changes(cls) or STRATEGIES.parameters(name)
+    every = STRATEGIES.parameters(name)
+    params = preset_changes(cls) or every
     meanings = docstring_attributes(inspect.getdoc(cls) or "")
-    rows = [(group, names) for group, names in cls.source_names if all(p in params for p in _split(group))]
+    rows = [(group, names) for group, names in cls.source_names if all(p in every for p in _split(group))]
     grouped = {p for group, _ in rows for p in _split(group)}
     rows += [(p, "") for p in params if p not in grouped]
-    cells = [[", ".join(f"`{k}`" for k in _split(group)), ", ".join(f"`{_default_repr(params[k])}`" for k in _split(group)),
+    cells = [[", ".join(f"`{k}`" for k in _split(group)), ", ".join(f"`{_default_repr(every[k])}`" for k in _split(group)),
               _cell(names), _cell(" ".join(dict.fromkeys(meanings.get(k, "") for k in _split(group))))]
              for group, names in rows]
     header = ["parameter", "default", source_label, "meaning"]
@@ -122,7 +124,7 @@ def docstring_attributes(doc: str) -> dict[str, str]:
 
 def _default_repr(value: Any) -> str:
     if isinstance(value, str):
-        return f'"{value}"'
+        return '"' + value.replace("\n", "\\n") + '"'
     if isinstance(value, tuple):
         return "(" + ", ".join(_default_repr(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     return "None" if value is None else str(value)

@@ -17,17 +17,17 @@ from rich.console import Console
 from ctxlab.cli.app import command, fail
 from ctxlab.cli.common import Db, console, df_table
 from ctxlab.replay.config import (
-    DEFAULT_BUDGETS,
     DEFAULT_COUNTER,
     DEFAULT_ESTIMATORS,
     DEFAULT_REFERENCES,
+    DEFAULT_WINDOWS,
     DEFAULT_WORKERS,
     ENGINES,
     SEED,
     ReplayConfig,
 )
 
-SUMMARY_COLUMNS = {"label": "strategy", "counter": "counter", "budget": "budget", "mode": "mode",
+SUMMARY_COLUMNS = {"label": "strategy", "counter": "counter", "window": "window", "mode": "mode",
                    "units": "units", "errors": "err", "needed_recall": "needed recall", "retained_ratio": "kept",
                    "fit_rate": "fit", "tool_integrity": "tools ok", "fact_recall": "regex recall",
                    "p50_latency_ms": "p50 ms"}
@@ -83,8 +83,8 @@ def print_policies(db: str, run_id: str, reference: str = "o200k_base") -> None:
         results = frames.results(con, run_id, mode="per-turn")
     shown = ("label", "counter", "needed_recall", "ci", "in_context_recall", "instruction_survival", "tokens_sent",
              "effective_tokens", "fact_recall", "overflow_rate")
-    for window in sorted(int(b) for b in results["budget"].unique()):
-        front = frontier(results[results["budget"] == window], reference)
+    for window in sorted(int(w) for w in results["window"].unique()):
+        front = frontier(results[results["window"] == window], reference)
         front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
         console().print(df_table(percents(front), f"Which policy at a {window:,}-token window, turn by turn "
                                                   "(needed recall first; regex fact recall for comparison)",
@@ -108,7 +108,7 @@ def print_costs(db: str, run_id: str) -> None:
                          saving=table["saving"].map("{:.0%}".format))
     console().print(df_table(shown, "Cheapest policy per session with prompt caching (per-turn run)", {
         "dataset": "dataset", "price_model": "price model", "label": "policy", "counter": "counter",
-        "budget": "window", "cost_usd": "$ / session", "tied": "others as cheap", "baseline_cost_usd": "$ uncompressed",
+        "window": "window", "cost_usd": "$ / session", "tied": "others as cheap", "baseline_cost_usd": "$ uncompressed",
         "saving": "saving"}))
 
 
@@ -138,8 +138,9 @@ def replay(
                                                  show_default=False)],
     strategy: Annotated[list[str] | None, typer.Option(help="NAME[:key=value,...] (repeatable) [default: all].",
                                                        show_default=False)] = None,
-    budget: Annotated[list[int] | None, typer.Option(
-        help=f"Token budget (repeatable) [default: {' '.join(map(str, DEFAULT_BUDGETS))}].", show_default=False)] = None,
+    window: Annotated[list[int] | None, typer.Option(
+        help=f"Context window in tokens, what every strategy must fit in (repeatable) "
+             f"[default: {' '.join(map(str, DEFAULT_WINDOWS))}].", show_default=False)] = None,
     counter: Annotated[list[str] | None, typer.Option(
         help=f"Counter the strategies use (repeatable); '{SEED}' = each strategy's own [default: {DEFAULT_COUNTER}].",
         show_default=False)] = None,
@@ -165,12 +166,14 @@ def replay(
         help="Price every per-turn call by this litellm model, with prompt caching (repeatable; needs --mode "
              "per-turn or both).",
         show_default=False)] = None,
+    budget: Annotated[list[int] | None, typer.Option(hidden=True)] = None,  # --window's name before issue 21
 ) -> None:
-    """Replay conversations through strategies x budgets and store what each keeps (resumable)."""
+    """Replay conversations through strategies x windows and store what each keeps (resumable)."""
     from ctxlab.store import default_db
 
+    windows = tuple([*(window or ()), *(budget or ())]) or DEFAULT_WINDOWS
     config = ReplayConfig(
-        sources=tuple(sources), strategies=tuple(strategy or ()), budgets=tuple(budget or DEFAULT_BUDGETS),
+        sources=tuple(sources), strategies=tuple(strategy or ()), windows=windows,
         counters=tuple(counter or (DEFAULT_COUNTER,)), references=tuple(reference or DEFAULT_REFERENCES),
         modes=tuple(mode or ("final",)), estimators=() if no_estimators else DEFAULT_ESTIMATORS,
         db=db or default_db(), workers=workers, engine=engine, ray_address=ray_address, limit=limit, name=name,
@@ -178,7 +181,7 @@ def replay(
         grounded=not no_grounded)
     summary = run_replay(config)
     _report_summary(summary)
-    print_summary(summary.db, summary.run_id, f"{summary.name}: mean per strategy x budget")
+    print_summary(summary.db, summary.run_id, f"{summary.name}: mean per strategy x window")
 
 
 @command()
@@ -199,13 +202,13 @@ def compare(run_a: Annotated[str, typer.Argument(help="Run id, id prefix or name
             run_b: Annotated[str, typer.Argument(help="Run id, id prefix or name.")],
             db: Db = None,
             mode: Annotated[str | None, typer.Option(help="Only this mode.", show_default=False)] = None) -> None:
-    """Two runs side by side per strategy x counter x budget x mode, with deltas (b - a)."""
+    """Two runs side by side per strategy x counter x window x mode, with deltas (b - a)."""
     from ctxlab import store
 
     with store.reading(db) as con:
         a, b = store.resolve_run(con, run_a), store.resolve_run(con, run_b)
         df = store.compare_runs(con, a, b, mode=mode)
-    cols = {"label": "strategy", "counter": "counter", "budget": "budget", "mode": "mode"}
+    cols = {"label": "strategy", "counter": "counter", "window": "window", "mode": "mode"}
     for metric, header in (("retained_ratio", "retained"), ("fit_rate", "fits"), ("fact_recall", "recall")):
         cols |= {f"{metric}_a": f"{header} A", f"{metric}_b": f"{header} B", f"{metric}_delta": "delta"}
     console().print(df_table(df, f"A = {a}   B = {b}", {k: v for k, v in cols.items() if k in df.columns}))
@@ -225,8 +228,17 @@ def sql(query: Annotated[str, typer.Argument(help="SQL over the views results, e
         try:
             df = con.execute(query).df()
         except duckdb.Error as exc:
-            raise CtxlabError(f"query failed: {exc}") from None
+            raise CtxlabError(f"query failed: {exc}{_window_hint(query, exc)}") from None
     console().print(df_table(df, f"{len(df):,} row(s)", max_rows=max_rows))
+
+
+def _window_hint(query: str, exc: Exception) -> str:
+    """A hint when a query that failed to parse names the column window bare (DuckDB reserves it)."""
+    import re
+
+    bare = re.search(r'(?<![."\w])window(?![\w"])', query, re.IGNORECASE)
+    return ('\nhint: window is a reserved word in DuckDB: write "window" or qualify it, r.window '
+            "(docs/store.md)") if bare and "Parser Error" in str(exc) else ""
 
 
 @command()
@@ -240,20 +252,20 @@ def demo(
     report: Annotated[str, typer.Option(help="Where to write the HTML report.")] = "reports/report.html",
 ) -> None:
     """Replay the bundled samples through every strategy, both modes, write the db and the report."""
-    from ctxlab.bench import DEMO_PER_TURN_BUDGETS, DEMO_PRICE_MODELS, DEMO_SOURCES, demo_references
+    from ctxlab.bench import DEMO_PER_TURN_WINDOWS, DEMO_PRICE_MODELS, DEMO_SOURCES, demo_references
 
     refs = demo_references()
     per_turn = per_turn_limit if per_turn_limit is not None else limit
     out = console()
     out.print(f"[bold]1/2[/bold] final: every strategy with {DEFAULT_COUNTER} and with its seed counter, "
-              f"budgets {DEFAULT_BUDGETS[0]}-{DEFAULT_BUDGETS[-1]}, fit checked with {', '.join(refs)}")
+              f"windows {DEFAULT_WINDOWS[0]}-{DEFAULT_WINDOWS[-1]}, fit checked with {', '.join(refs)}")
     final = run_replay(ReplayConfig(DEMO_SOURCES, counters=(DEFAULT_COUNTER, SEED), references=tuple(refs), db=db,
                                  workers=workers, limit=limit, name="demo-final"))
     _report_summary(final)
-    out.print(f"[bold]2/2[/bold] per-turn: {per_turn or 'all'} conversation(s) per dataset, budgets "
-              f"{' and '.join(map(str, DEMO_PER_TURN_BUDGETS))}, "
+    out.print(f"[bold]2/2[/bold] per-turn: {per_turn or 'all'} conversation(s) per dataset, windows "
+              f"{' and '.join(map(str, DEMO_PER_TURN_WINDOWS))}, "
               f"compressed before every assistant message as an agent would, priced by {' and '.join(DEMO_PRICE_MODELS)}")
-    turns = run_replay(ReplayConfig(DEMO_SOURCES, budgets=DEMO_PER_TURN_BUDGETS, references=tuple(refs),
+    turns = run_replay(ReplayConfig(DEMO_SOURCES, windows=DEMO_PER_TURN_WINDOWS, references=tuple(refs),
                                     modes=("per-turn",), db=db, workers=workers, limit=per_turn, name="demo-per-turn",
                                     price_models=DEMO_PRICE_MODELS))
     _report_summary(turns)

@@ -6,7 +6,7 @@ when the conversation had reached ``messages[:at]`` the agent replaced ``message
 ``index == at``; pi and OpenHands keep recent messages), plus ``kept_messages`` when the agent
 recorded what it carried over (a Codex ``replacement_history``). The agent's context after the
 compaction is therefore those messages, the summary and the verbatim tail. For each compaction, ctxlab compresses the same
-history, ``messages[:at]``, with its own strategies at a budget equal to the size of that context,
+history, ``messages[:at]``, with its own strategies at a window equal to the size of that context,
 and scores every candidate the same way:
 
 * size: tokens of the context that replaces the history (`tokens_after`, reply priming included,
@@ -83,7 +83,7 @@ def recorded_compaction_rows(conversation: Conversation, counter: str | TokenCou
     Row keys (`KEYS`, None where they do not apply): conversation_id, compaction (its position in
     ``meta.compactions``), cut_index and at_index (the record's ``index`` and ``at``), strategy,
     counter, tokens_before (``messages[:at]`` under `counter`), recorded_tokens_before (the agent's
-    figure), budget (the size of the agent's context after compaction, given to the strategies),
+    figure), window (the size of the agent's context after compaction, given to the strategies),
     tokens_after, summary_tokens, fits, fact_recall, facts_total, facts_kept, facts_missing (JSON,
     first 50), summary and error (a bad record or a failing strategy is a row with its error,
     never an exception).
@@ -112,8 +112,8 @@ def _rows(conversation: Conversation, record: RecordedCompaction, counter: Token
     # The agent's context right after its compaction: messages it carried over (Codex's replacement
     # history keeps recent user messages before its summary), the summary, the verbatim tail.
     agent = (*record.kept, summary, *history[record.index:])
-    base.update(tokens_before=counter.count_messages(history), budget=counter.count_messages(agent))
-    rows = [{**base, "strategy": AGENT, "budget": None, "tokens_after": base["budget"], "summary": record.summary,
+    base.update(tokens_before=counter.count_messages(history), window=counter.count_messages(agent))
+    rows = [{**base, "strategy": AGENT, "window": None, "tokens_after": base["window"], "summary": record.summary,
              "summary_tokens": counter.count(record.summary), **_recall(conversation, agent, ids, record.at)}]
     return rows + [_strategy_row(conversation, history, ids, label, strategy, counter, base)
                    for label, strategy in strategies]
@@ -122,7 +122,7 @@ def _rows(conversation: Conversation, record: RecordedCompaction, counter: Token
 def _strategy_row(conversation: Conversation, history: Sequence[Message], ids: tuple[str, ...], label: str,
                   strategy: BaseStrategy, counter: TokenCounter, base: dict[str, Any]) -> dict[str, Any]:
     try:
-        result = strategy.compress(history, base["budget"], counter=counter)
+        result = strategy.compress(history, base["window"], counter=counter)
     except Exception as exc:  # one strategy failing on one history is a row, not a crash
         return {**base, "strategy": label, "error": f"{type(exc).__name__}: {exc}"}
     return {**base, "strategy": label, "tokens_after": result.tokens_after, "fits": result.fits,

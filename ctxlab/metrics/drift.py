@@ -56,7 +56,7 @@ def call_points(messages: tuple[Message, ...], points: str = "model_calls") -> l
     return sorted({*out, len(messages)})
 
 
-def simulate(conversation: Conversation, strategy: str | Strategy, budget: int, *,
+def simulate(conversation: Conversation, strategy: str | Strategy, window: int, *,
              counter: str | TokenCounter = "o200k_base",
              points: str = "model_calls") -> tuple[list[Step], CompressionResult | None]:
     """Run `conversation` forward through `strategy`, carrying each result to the next call.
@@ -71,7 +71,7 @@ def simulate(conversation: Conversation, strategy: str | Strategy, budget: int, 
     for n, upto in enumerate(call_points(conversation.messages, points)):
         context = context + conversation.messages[done:upto]
         done = upto
-        result = strategy.compress(context, budget, counter=counter, tools=conversation.tools)
+        result = strategy.compress(context, window, counter=counter, tools=conversation.tools)
         invented = {m.id for m in result.messages}.difference(m.id for m in context)
         changed = bool(result.dropped_ids or result.truncated_ids or invented)
         cycles += changed
@@ -82,7 +82,7 @@ def simulate(conversation: Conversation, strategy: str | Strategy, budget: int, 
     return steps, result
 
 
-def drift(conversations: Iterable[Conversation], strategy: str | Strategy, budget: int, *,
+def drift(conversations: Iterable[Conversation], strategy: str | Strategy, window: int, *,
           counter: str | TokenCounter = "o200k_base", points: str = "model_calls") -> DriftReport:
     """Simulate every conversation and aggregate (see the module docstring).
 
@@ -94,7 +94,7 @@ def drift(conversations: Iterable[Conversation], strategy: str | Strategy, budge
     rows: list[Step] = []
     position: dict[int, list[int]] = {d: [0, 0] for d in range(10)}
     for conversation in conversations:
-        steps, final = simulate(conversation, strategy, budget, counter=counter, points=points)
+        steps, final = simulate(conversation, strategy, window, counter=counter, points=points)
         rows.extend(steps)
         if final is not None:
             _by_position(conversation, final, position)

@@ -47,7 +47,7 @@ class CJKTokenizer(tokenizers.Tokenizer):
         return _TOKEN.findall(text.lower())
 
 
-# Per-turn replay scores the same messages again at every turn and budget of a conversation;
+# Per-turn replay scores the same messages again at every turn and window of a conversation;
 # 2048 texts hold the messages of a long conversation, and bound the memory to theirs.
 @functools.lru_cache(maxsize=2048)
 def _text_tokens(text: str) -> tuple[str, ...]:

@@ -55,7 +55,7 @@ class AgreeConfig:
     Attributes:
         sources: sessions (paths, agent logs, ``sample:<name>``).
         strategies: policy specs; ``noop`` (everything sent) is added unless `baseline` is off.
-        window: the context window, every policy's budget at every call.
+        window: the context window, what every policy is given to fit at every call.
         model: a litellm model (else env ``CTXLAB_AGREEMENT_MODEL``, see `agreement_endpoint`).
         calls: agent calls sampled per session (every tool call when a session has fewer).
         seed: the sampling seed.

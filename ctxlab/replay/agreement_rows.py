@@ -25,21 +25,21 @@ class Probe(NamedTuple):
     """A policy's step at a sampled call, with what the request needs besides its messages."""
 
     entry: Entry
-    budget: int
+    window: int
     conv: Conversation
     step: Step
     tools: Sequence[Mapping[str, Any]]
     tokens_sent: int | None
 
 
-def make_probe(entry: Entry, budget: int, conv: Conversation, step: Step, tools: Sequence[Mapping[str, Any]],
+def make_probe(entry: Entry, window: int, conv: Conversation, step: Step, tools: Sequence[Mapping[str, Any]],
                reference: TokenCounter, overhead: int) -> Probe:
     """A probe, with what the policy sends counted by the `reference` tokenizer (`overhead`: the
     tool definitions and reply priming). Counted here, in the caller's thread: counters cache
     per message and are not shared across the threads that ask the model."""
     sent = step.result.messages if step.result is not None else None
     tokens = request_tokens(reference, sent, overhead=overhead) if sent is not None else None
-    return Probe(entry, budget, conv, step, tools, tokens)
+    return Probe(entry, window, conv, step, tools, tokens)
 
 
 def probe_row(probe: Probe, endpoint: Endpoint, cache: CallCache, retry: Retry) -> AgreementRow:
@@ -49,7 +49,7 @@ def probe_row(probe: Probe, endpoint: Endpoint, cache: CallCache, retry: Retry) 
     recorded = probe.conv.messages[step.turn].tool_calls
     base: dict[str, Any] = {
         "conversation_id": probe.conv.id, "call": step.turn, "strategy": entry.strategy, "label": entry.label,
-        "params": entry.spec_json, "counter": entry.counter, "budget": probe.budget, "model": endpoint.model or "",
+        "params": entry.spec_json, "counter": entry.counter, "window": probe.window, "model": endpoint.model or "",
         "recorded_calls": json.dumps([{"name": c.name, "arguments": c.arguments} for c in recorded],
                                      ensure_ascii=False),
         "recorded_name": recorded[0].name}

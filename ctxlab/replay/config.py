@@ -12,7 +12,7 @@ from typing import Any
 
 from ctxlab.errors import CtxlabError
 
-DEFAULT_BUDGETS = (2000, 4000, 8000, 16000)
+DEFAULT_WINDOWS = (2000, 4000, 8000, 16000)
 DEFAULT_COUNTER = "o200k_base"
 DEFAULT_REFERENCES = (DEFAULT_COUNTER,)
 DEFAULT_ESTIMATORS = ("chars4", "chars2", "chars3", "ascii_cjk", "bytes4", "calibrated")  # the seeds' + calibrated
@@ -30,7 +30,7 @@ class ReplayConfig:
     Attributes:
         sources: dataset sources (paths, ``sample:<name>``, ``sharegpt``, ``hf:<dataset>``).
         strategies: strategy specs (``name`` or ``name:key=value,...``); empty for every registered one.
-        budgets: token budgets.
+        windows: context windows in tokens; each is the budget every strategy is given to fit in.
         counters: the counters strategies count with; ``seed`` = each strategy's own `seed_counter`.
         references: real tokenizers every result is also measured with (`fits_reference`).
         modes: ``final`` and/or ``per-turn`` (``both`` expands to the two).
@@ -54,7 +54,7 @@ class ReplayConfig:
 
     sources: tuple[str, ...]
     strategies: tuple[str, ...] = ()
-    budgets: tuple[int, ...] = DEFAULT_BUDGETS
+    windows: tuple[int, ...] = DEFAULT_WINDOWS
     counters: tuple[str, ...] = (DEFAULT_COUNTER,)
     references: tuple[str, ...] = DEFAULT_REFERENCES
     modes: tuple[str, ...] = ("final",)
@@ -74,7 +74,7 @@ class ReplayConfig:
 
     def __post_init__(self) -> None:
         normalized = {"sources": _strings(self.sources), "strategies": _strings(self.strategies),
-                      "budgets": tuple(self.budgets), "counters": _unique(self.counters),
+                      "windows": tuple(self.windows), "counters": _unique(self.counters),
                       "references": _unique(self.references), "modes": parse_modes(self.modes),
                       "estimators": _strings(self.estimators), "price_models": _unique(self.price_models)}
         for key, value in normalized.items():
@@ -84,8 +84,8 @@ class ReplayConfig:
     def _check(self) -> None:
         if not self.sources:
             raise CtxlabError("replay needs at least one source")
-        if not self.budgets or any(not isinstance(b, int) or b <= 0 for b in self.budgets):
-            raise CtxlabError(f"budgets must be positive integers, not {list(self.budgets)}")
+        if not self.windows or any(not isinstance(b, int) or b <= 0 for b in self.windows):
+            raise CtxlabError(f"windows must be positive integers, not {list(self.windows)}")
         bad = [m for m in self.modes if m not in MODES]
         if bad or not self.modes:
             raise CtxlabError(f"unknown mode(s) {bad}; valid: final, per-turn, both")
@@ -117,5 +117,5 @@ def _unique(value: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_strings(value)))
 
 
-__all__ = ["DEFAULT_BUDGETS", "DEFAULT_COUNTER", "DEFAULT_ESTIMATORS", "DEFAULT_REFERENCES", "DEFAULT_WORKERS",
+__all__ = ["DEFAULT_COUNTER", "DEFAULT_ESTIMATORS", "DEFAULT_REFERENCES", "DEFAULT_WINDOWS", "DEFAULT_WORKERS",
            "ENGINES", "MODES", "SEED", "ReplayConfig", "parse_modes"]

@@ -52,9 +52,9 @@ def retained_ratio(tokens_before: int, tokens_after: int) -> float:
     return tokens_after / tokens_before if tokens_before else 1.0
 
 
-def fits(tokens: int, budget: int) -> bool:
-    """Does a request of `tokens` fit `budget`?"""
-    return tokens <= budget
+def fits(tokens: int, window: int) -> bool:
+    """Does a request of `tokens` fit `window`?"""
+    return tokens <= window
 
 
 def request_tokens(counter: TokenCounter, messages: Iterable[Message],

@@ -1,7 +1,7 @@
 """What a replay will do: its configuration, strategy entries, run identity and work chunks.
 
 A run is identified by what determines its numbers (sources and their fingerprints, strategy
-specs, counters, budgets, references, modes, estimators), never by how it is executed (workers,
+specs, counters, windows, references, modes, estimators), never by how it is executed (workers,
 engine, limit, name). Running the same command again therefore finds the same run and only does
 the conversations it has not finished.
 """
@@ -37,7 +37,7 @@ class WorkSpec:
 
     run_id: str
     entries: tuple[Entry, ...]
-    budgets: tuple[int, ...]
+    windows: tuple[int, ...]
     modes: tuple[str, ...]
     references: tuple[str, ...]
     estimators: tuple[str, ...]
@@ -72,7 +72,9 @@ def run_identity(config: ReplayConfig, entries: Sequence[Entry], fingerprints: d
     """The run id (a digest of what determines the numbers) and the config stored with the run."""
     identity = {
         "sources": list(config.sources), "fingerprints": fingerprints,
-        "entries": [e._asdict() for e in entries], "budgets": list(config.budgets),
+        # Keyed "budgets", the field's name before issue 21: renaming the key would give every stored
+        # run a new id, and running the same command again would restart it instead of resuming it.
+        "entries": [e._asdict() for e in entries], "budgets": list(config.windows),
         "references": list(config.references), "modes": list(config.modes), "estimators": list(estimators),
         "quality": config.quality,
     }
@@ -81,7 +83,8 @@ def run_identity(config: ReplayConfig, entries: Sequence[Entry], fingerprints: d
     if grounded(config):  # runs measured before the grounded measures existed lack their rows
         identity["grounded"] = GROUNDED_VERSION
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]
-    stored = {**asdict(config), **identity, "strategies": [e.label for e in entries],
+    kept = {k: v for k, v in identity.items() if k != "budgets"}  # stored as "windows" (asdict)
+    stored = {**asdict(config), **kept, "strategies": [e.label for e in entries],
               "counters": sorted({e.counter for e in entries})}
     return digest, stored
 

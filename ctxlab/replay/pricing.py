@@ -1,7 +1,7 @@
 """Per-turn pricing in a replay: each call a strategy would send, billed by a model with prompt
 caching (`ctxlab.cost`), against the call before it in the same session.
 
-A session is a chain of calls per strategy variant and budget. Every call is compared with the
+A session is a chain of calls per strategy variant and window. Every call is compared with the
 previous call of its chain only (`ctxlab.cost.price_call` carries a `CacheState` forward), so a
 strategy that rewrites the front of its prompt pays cache writes from that point on, and pricing
 costs one pass over the new messages of each call. A call's output is the reply the session
@@ -37,7 +37,7 @@ class Pricer:
 
 @dataclass
 class Chain:
-    """The calls of one session under one strategy variant and budget: the previous call per model.
+    """The calls of one session under one strategy variant and window: the previous call per model.
 
     Attributes:
         outputs: the provider's recorded output tokens by the index of the reply (`recorded_outputs`).

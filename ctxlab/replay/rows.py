@@ -84,7 +84,7 @@ class Unit:
     seq: int
     unit: int
     entry: Entry
-    budget: int
+    window: int
     mode: str
     turn: int
     upto: int | None
@@ -102,7 +102,7 @@ def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCount
     before = counts.history(u.entry.counter, u.upto)
     row: dict[str, Any] = {
         **u.key(), "conversation_id": conv.id, "strategy": u.entry.strategy, "label": u.entry.label,
-        "params": u.entry.spec_json, "counter": u.entry.counter, "budget": u.budget, "mode": u.mode,
+        "params": u.entry.spec_json, "counter": u.entry.counter, "window": u.window, "mode": u.mode,
         "turn": u.turn, "messages_in": len(originals), "input_messages": len(context),
         "tokens_before": before, "latency_ms": latency_ms,
         "status": "ok" if result is not None else "error", "error": error,
@@ -150,7 +150,7 @@ def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCount
         after = result.tokens_after if ref is strategy_counter else metrics.request_tokens(
             ref, kept, overhead=counts.overhead(name))
         rows.add("result_refs", {**u.key(), "reference": name, "reference_tokens_before": counts.history(name, u.upto),
-                                 "reference_tokens_after": after, "fits_reference": metrics.fits(after, u.budget)})
+                                 "reference_tokens_after": after, "fits_reference": metrics.fits(after, u.window)})
 
 
 def _summary_row(rows: Rows, u: Unit, conv: Conversation, effective: CompressionResult, row: dict[str, Any],
@@ -169,7 +169,7 @@ def _summary_row(rows: Rows, u: Unit, conv: Conversation, effective: Compression
     row["summary_tokens"] = int(tokens) if tokens is not None else counter.count(effective.summary or "")
     rows.add("summaries", {
         **u.key(), "conversation_id": conv.id, "strategy": u.entry.strategy, "label": u.entry.label,
-        "counter": u.entry.counter, "budget": u.budget, "mode": u.mode, "turn": u.turn,
+        "counter": u.entry.counter, "window": u.window, "mode": u.mode, "turn": u.turn,
         "summary": effective.summary, "summary_tokens": row["summary_tokens"],
         "metrics": json.dumps(scored, default=float) if scored else None})
     return problems

@@ -164,7 +164,7 @@ def replay(config: ReplayConfig, progress: Progress | None = None) -> RunSummary
                            fingerprints=fingerprints, notes=notes):
             progress.note(f"resuming run {run_id} ({name})")
         done = store.done_keys(con, run_id)
-    spec = WorkSpec(run_id, entries, config.budgets, config.modes, config.references, estimators,
+    spec = WorkSpec(run_id, entries, config.windows, config.modes, config.references, estimators,
                     config.store_records, config.quality, config.price_models, grounded(config))
     notes += prepare(spec)
     writer = _Writer(db, run_id, notes=dict.fromkeys(notes))

@@ -11,9 +11,11 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
+from ctxlab.datasets.logs.deltas import calls_before_compaction
 from ctxlab.messages import Conversation, Message
 from ctxlab.replay.plan import turn_indices
 from ctxlab.strategies import BaseStrategy, CompressionResult
+from ctxlab.strategies.signals import Recorded
 from ctxlab.tokens import TokenCounter
 
 
@@ -37,32 +39,58 @@ class Step(NamedTuple):
     latency_ms: float
 
 
-def replay_steps(strategy: BaseStrategy, conv: Conversation, budget: int, counter: TokenCounter,
-                 mode: str) -> Iterator[Step]:
+def replay_steps(strategy: BaseStrategy, conv: Conversation, window: int, counter: TokenCounter,
+                 mode: str, *, after_last: bool = False) -> Iterator[Step]:
     """The compressions of `conv` by `strategy` in `mode` (``final`` or ``per-turn``), in order.
 
     Per turn, the step at assistant message ``t`` sees only ``messages[:t]``: what the strategy
-    sent at the previous call, then the messages that came after it. The iterator is lazy, so a
+    sent at the previous call, then the messages that came after it; with `after_last`, one more
+    step after the last message (the call the agent would make next). The iterator is lazy, so a
     caller that needs the calls up to some ``t`` stops there and compresses nothing later.
+
+    A strategy whose source edits a copy of the full history on every call (``stateless``:
+    server-side context editing) is handed that full history at each call, not its previous output.
+
+    Each step hands the strategy the provider usage the log recorded for the calls before it
+    (`Request.recorded`), as long as the context is still the log's own history: once the strategy
+    changed what it sends (or the agent's own compaction changed what the log's calls saw), the
+    recorded prompts describe another context and none are given.
     """
-    points = [(None, -1)] if mode == "final" else [(t, t) for t in turn_indices(conv)]
+    n = len(conv.messages)
+    points: list[tuple[int | None, int]] = [(None, -1)] if mode == "final" else [(t, t) for t in turn_indices(conv)]
+    if after_last and mode != "final":
+        points.append((n, n))
+    calls = recorded_calls(conv)
+    stateless = getattr(strategy, "stateless", False)
     live: tuple[Message, ...] = ()
     consumed = 0
+    pristine = True  # the context is still conv.messages[:end]
     for upto, turn in points:
-        end = len(conv.messages) if upto is None else upto
+        end = n if upto is None else upto
         # Per-turn: the agent sends what it sent last time plus what happened since.
         context = (*live, *conv.messages[consumed:end])
-        result, error, latency = _compress(strategy, context, budget, counter, conv.tools)
+        recorded = tuple(c for c in calls if c.covers < end) if pristine else ()
+        result, error, latency = _compress(strategy, context, window, counter, conv.tools, recorded)
         yield Step(turn, upto, context, result, error, latency)
-        # After a failure the agent starts over from its full history.
-        live, consumed = (result.messages, end) if result is not None else ((), 0)
+        # After a failure the agent starts over from its full history (a stateless one always does).
+        live, consumed = (result.messages, end) if result is not None and not stateless else ((), 0)
+        pristine = result is None or stateless or (pristine and result.messages == context)
 
 
-def _compress(strategy: BaseStrategy, context: Sequence[Message], budget: int, counter: TokenCounter,
-              tools: Sequence[Any]) -> tuple[CompressionResult | None, str | None, float]:
+def recorded_calls(conv: Conversation, end: int | None = None) -> tuple[Recorded, ...]:
+    """The provider usage `conv`'s log recorded for calls whose prompts were its own history
+    (`calls_before_compaction`), those whose reply is in ``messages[:end]`` (all by default): what a
+    strategy compressing that history may be handed as `Request.recorded`."""
+    limit = len(conv.messages) if end is None else end
+    return tuple(Recorded(*call) for call in calls_before_compaction(conv) if call[0] < limit)
+
+
+def _compress(strategy: BaseStrategy, context: Sequence[Message], window: int, counter: TokenCounter,
+              tools: Sequence[Any], recorded: Sequence[Recorded] = ()
+              ) -> tuple[CompressionResult | None, str | None, float]:
     started = time.perf_counter()
     try:
-        result = strategy.compress(context, budget, counter=counter, tools=tools)
+        result = strategy.compress(context, window, counter=counter, tools=tools, recorded=recorded)
     except Exception as exc:  # one strategy failing on one conversation is a row, not a crash
         return None, f"{type(exc).__name__}: {exc}", (time.perf_counter() - started) * 1000
     return result, None, result.elapsed * 1000

@@ -1,7 +1,7 @@
 """The per-conversation job, run in worker processes (local pool or Ray tasks) or in-process.
 
 A worker builds its strategies and counters once per run (`_state`) and keeps them: counters
-cache counts per message, so every strategy, budget and turn reuses one tokenization. A chunk of
+cache counts per message, so every strategy, window and turn reuses one tokenization. A chunk of
 conversations comes back as Arrow tables, compact to send and ready for a bulk insert.
 """
 
@@ -103,7 +103,7 @@ def prepare_session(conv: Conversation, counters: Mapping[str, TokenCounter], re
 
 
 def replay_chunk(spec: WorkSpec, dataset: str, items: Sequence[tuple[int, Conversation]]) -> ChunkResult:
-    """Replay numbered conversations of one dataset through every entry x budget x mode."""
+    """Replay numbered conversations of one dataset through every entry x window x mode."""
     state = _state(spec)
     rows = Rows()
     units = 0
@@ -128,13 +128,13 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
     summary_cache: dict = {}
     for entry, strategy in zip(spec.entries, state.strategies, strict=False):
         counter = state.counters[entry.counter]
-        for budget in spec.budgets:
+        for window in spec.windows:
             for mode in spec.modes:
                 # Per-turn calls form a session: each is priced against the one before it.
                 chain = Chain(state.pricer, outputs) if state.pricer and mode == "per-turn" else None
                 graded = GroundedEvaluator(needs) if needs is not None and mode == "per-turn" else None
-                for step in replay_steps(strategy, conv, budget, counter, mode):
-                    unit = Unit(spec.run_id, dataset, seq, n_units, entry, budget, mode, step.turn, step.upto)
+                for step in replay_steps(strategy, conv, window, counter, mode):
+                    unit = Unit(spec.run_id, dataset, seq, n_units, entry, window, mode, step.turn, step.upto)
                     unit_rows(rows, unit, conv, counts, state.references, step.context, step.result, step.error,
                               step.latency_ms, state.quality, summary_cache)
                     if chain is not None and step.upto is not None:

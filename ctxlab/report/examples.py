@@ -1,7 +1,7 @@
 """The report's example conversations: the original messages against what a few strategies kept.
 
 The store keeps counts, not messages, so each example re-runs the stored strategy spec on the
-stored conversation record at one of the run's budgets (`ctxlab.analysis.explain`); strategies that would
+stored conversation record at one of the run's windows (`ctxlab.analysis.explain`); strategies that would
 call an LLM are left out, so writing a report never needs a network or spends money.
 """
 
@@ -53,10 +53,10 @@ def example_variants(variants: pd.DataFrame, n: int = EXAMPLE_STRATEGIES) -> lis
     return [(str(r.label), str(r.counter), str(r.params)) for r in picked.itertuples()]
 
 
-def pick_budget(budgets: list[int], tokens: int) -> int:
-    """The largest budget below the conversation's size (something must give), else the smallest."""
-    below = [b for b in sorted(budgets) if b < tokens]
-    return below[-1] if below else min(budgets)
+def pick_window(windows: list[int], tokens: int) -> int:
+    """The largest window below the conversation's size (something must give), else the smallest."""
+    below = [b for b in sorted(windows) if b < tokens]
+    return below[-1] if below else min(windows)
 
 
 def examples_section(run: Any, records: dict[tuple[str, int], Any]) -> list[str]:
@@ -67,15 +67,15 @@ def examples_section(run: Any, records: dict[tuple[str, int], Any]) -> list[str]
     if not records:
         return [*out, H.para("This run stored no conversation records.", "muted")]
     variants = example_variants(run.variants)
-    budgets = sorted(int(b) for b in run.results["budget"].dropna().unique())
+    windows = sorted(int(b) for b in run.results["window"].dropna().unique())
     for (dataset, seq), conversation in records.items():
         tokens = _tokens(run.conversations, dataset, seq)
-        budget = pick_budget(budgets, tokens)
+        window = pick_window(windows, tokens)
         out.append(f"<h4>{H.esc(dataset)} #{seq}: {H.esc(conversation.id)} "
                    f"<span class=\"muted\">({len(conversation.messages)} messages, {tokens:,} tokens; "
-                   f"budget {budget:,})</span></h4>")
+                   f"window {window:,})</span></h4>")
         for label, counter, params in variants:
-            out.append(_example(conversation, label, counter, params, budget))
+            out.append(_example(conversation, label, counter, params, window))
     return out
 
 
@@ -87,12 +87,12 @@ def _tokens(conversations: pd.DataFrame, dataset: str, seq: int) -> int:
     return int(max(counts.values())) if counts else 0
 
 
-def _example(conversation: Any, label: str, counter: str, params: str, budget: int) -> str:
+def _example(conversation: Any, label: str, counter: str, params: str, window: int) -> str:
     strategy = explain.build_strategy(params)
     if explain.uses_llm(strategy):
         return H.para(f"{label} [{counter}]: left out (its summarizer calls an LLM).", "muted")
     try:
-        result = explain.rerun(conversation, params, budget=budget, counter=counter)
+        result = explain.rerun(conversation, params, window=window, counter=counter)
     except Exception as exc:  # a failing strategy is a finding to show, not a broken report
         return H.para(f"{label} [{counter}] failed on this conversation: {type(exc).__name__}: {exc}", "warn")
     fates = explain.message_fates(conversation.messages, result)

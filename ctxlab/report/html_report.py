@@ -31,9 +31,9 @@ from ctxlab.report.policy_sections import costs_section, policies_section
 
 TARGET_RECALL = 0.95
 MAX_OVERFLOW = 0.0
-HEADLINE = {"label": "strategy", "counter": "counter", "mode": "mode", "budget": "budget", "units": "units",
+HEADLINE = {"label": "strategy", "counter": "counter", "mode": "mode", "window": "window", "units": "units",
             "retained": "retained (95% CI)", "believed_fit": "fits (own counter)"}
-HEADLINE_KINDS = {"budget": "int", "units": "int", "believed_fit": "pct", "tool_integrity": "pct",
+HEADLINE_KINDS = {"window": "int", "units": "int", "believed_fit": "pct", "tool_integrity": "pct",
                   "fact_recall": "pct", "p50_latency_ms": "ms"}
 
 
@@ -115,9 +115,9 @@ def _header(db_path: str | Path, runs: list[RunData]) -> list[str]:
                   f' <span class="muted">({H.esc(r.info["run_id"])})</span></li>' for r in runs)
     return ["<h1>ctxlab report</h1>",
             H.para(f"Database {Path(db_path).name}, generated {now}, {len(runs)} run(s).", "muted"),
-            H.para("What each context-compression strategy keeps at each token budget, whether the result really "
+            H.para("What each context-compression strategy keeps at each token window, whether the result really "
                    "fits under real tokenizers, how wrong token estimators are, how good summaries are, and the "
-                   "smallest budget that meets a target. Numbers are means over the replayed conversations; "
+                   "smallest window that meets a target. Numbers are means over the replayed conversations; "
                    "intervals are 95% bootstrap intervals over conversations."),
             f"<nav><strong>Runs</strong><ul>{toc}</ul></nav>"]
 
@@ -157,7 +157,7 @@ def run_overview(info: dict[str, Any]) -> dict[str, Any]:
         "started": when(info.get("started_at")), "finished": when(info.get("finished_at")),
         "wall time (s)": H.fmt(info.get("wall_s"), "ms"), "conversations": info.get("conversations"),
         "units": info.get("units"), "errors": info.get("errors"), "skipped inputs": info.get("skips"),
-        "sources": joined("sources"), "budgets": joined("budgets"), "counters": joined("counters"),
+        "sources": joined("sources"), "windows": joined("windows"), "counters": joined("counters"),
         "reference tokenizers": joined("references"), "modes": joined("modes"), "estimators": joined("estimators"),
         "limit per source": config.get("limit"),
     }
@@ -208,7 +208,7 @@ def headline_display(table: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str],
 def _headline(results: pd.DataFrame, mode: str | None) -> list[str]:
     table = A.headline(results)
     out = ["<h3>Headline</h3>",
-           H.para("One row per strategy variant (strategy and the counter it trusted) and budget. 'fits' is what the "
+           H.para("One row per strategy variant (strategy and the counter it trusted) and window. 'fits' is what the "
                   "strategy believed with its own counter; 'really fits' re-counts the result with a real tokenizer. "
                   "A gap between the two is an estimator overflowing a real context window.")]
     for m in sorted(table["mode"].unique()):
@@ -225,8 +225,8 @@ def _figure(fig: Any, alt: str) -> str:
 def _comparison(results: pd.DataFrame, main: pd.DataFrame, mode: str | None) -> list[str]:
     return ["<h3>1. Strategy comparison</h3>",
             H.para("Retained-token ratio: the share of the full history's tokens the result keeps (higher keeps more "
-                   "context; a strategy should use its budget, not waste it)."),
-            _figure(P.retained_ratio_curves(A.retained_ci(results)), "retained ratio vs budget"),
+                   "context; a strategy should use its window, not waste it)."),
+            _figure(P.retained_ratio_curves(A.retained_ci(results)), "retained ratio vs window"),
             H.para(f"Real fit in mode {mode}: a strategy that trusts a character estimator can believe it fits and "
                    "still overflow a real window."),
             _figure(P.overflow_heatmap(A.fit_rates(main)), "real overflow rate"),
@@ -271,13 +271,13 @@ def _estimators(run: RunData, seen: dict[str, str], name: str) -> list[str]:
 
 
 def _near(results: pd.DataFrame) -> list[str]:
-    near = A.near_budget(results)
-    return ["<h4>Underestimates near the budget</h4>",
-            H.para("Results the strategy filled to within 10% of the budget and believed to fit: how often the real "
-                   "tokenizer counts more, and how often the result is really over the budget."),
-            _figure(P.near_budget_bars(near), "near-budget overflow"),
+    near = A.near_window(results)
+    return ["<h4>Underestimates near the window</h4>",
+            H.para("Results the strategy filled to within 10% of the window and believed to fit: how often the real "
+                   "tokenizer counts more, and how often the result is really over the window."),
+            _figure(P.near_window_bars(near), "near-window overflow"),
             H.table(near, {"counter": "counter", "reference": "reference", "units": "results",
-                           "underestimate_rate": "undercounted", "overflow_rate": "really over budget",
+                           "underestimate_rate": "undercounted", "overflow_rate": "really over window",
                            "mean_gap_pct": "mean gap %"},
                     {"units": "int", "underestimate_rate": "pct", "overflow_rate": "pct", "mean_gap_pct": "ms"},
                     left=("counter", "reference"))]
@@ -292,7 +292,7 @@ def _summaries(run: RunData, main: pd.DataFrame, mode: str | None) -> list[str]:
            _figure(P.summary_quality(quality), "summary quality")]
     if not quality.empty:
         kinds = {c: "float" for c in quality.columns if c not in A.KEYS}
-        out.append(H.table(quality, kinds=kinds | {"summaries": "int", "budget": "int"},
+        out.append(H.table(quality, kinds=kinds | {"summaries": "int", "window": "int"},
                            left=("label", "counter", "mode"), scroll=True))
     probes = A.probe_columns(summaries)
     out.append(H.para(f"Probe QA scores: {', '.join(probes)}." if probes else
@@ -316,9 +316,9 @@ def _summaries(run: RunData, main: pd.DataFrame, mode: str | None) -> list[str]:
 
 
 def _tuning(main: pd.DataFrame, mode: str | None) -> list[str]:
-    chosen = A.smallest_budget(main, target_recall=TARGET_RECALL, max_overflow=MAX_OVERFLOW)
-    out = ["<h3>4. Budget tuning</h3>",
-           H.para(f"The smallest budget tried (mode {mode}) at which mean fact recall is at least "
+    chosen = A.smallest_window(main, target_recall=TARGET_RECALL, max_overflow=MAX_OVERFLOW)
+    out = ["<h3>4. Window tuning</h3>",
+           H.para(f"The smallest window tried (mode {mode}) at which mean fact recall is at least "
                   f"{TARGET_RECALL:.0%} and no result overflows under any reference tokenizer. Run notebook 4 or the "
                   "dashboard for other targets.")]
     if chosen.empty:
@@ -326,19 +326,19 @@ def _tuning(main: pd.DataFrame, mode: str | None) -> list[str]:
     best = A.recommend_variant(chosen)
     if best is not None:
         label, counter = best
-        grid = A.budget_grid(main)
+        grid = A.window_grid(main)
         part = grid[(grid["label"] == label) & (grid["counter"] == counter)]
         mine = chosen[(chosen["label"] == label) & (chosen["counter"] == counter)]
-        out.append(H.para(f"Shown: {label} [{counter}], the variant meeting the target at the smallest budget "
+        out.append(H.para(f"Shown: {label} [{counter}], the variant meeting the target at the smallest window "
                           "(else with the best recall)."))
-        out.append(_figure(P.budget_tuning(part, target_recall=TARGET_RECALL, max_overflow=MAX_OVERFLOW, chosen=mine),
-                           "budget tuning"))
+        out.append(_figure(P.window_tuning(part, target_recall=TARGET_RECALL, max_overflow=MAX_OVERFLOW, chosen=mine),
+                           "window tuning"))
     out.append(H.table(chosen, {"label": "strategy", "counter": "counter", "dataset": "dataset", "mode": "mode",
-                                "budget": "smallest budget", "fact_recall": "fact recall",
-                                "overflow_rate": "real overflow", "budgets_tried": "budgets tried",
+                                "window": "smallest window", "fact_recall": "fact recall",
+                                "overflow_rate": "real overflow", "windows_tried": "windows tried",
                                 "verdict": "verdict"},
-                       {"budget": "int", "fact_recall": "pct", "overflow_rate": "pct"},
-                       left=("label", "counter", "dataset", "mode", "budgets_tried", "verdict"), scroll=True))
+                       {"window": "int", "fact_recall": "pct", "overflow_rate": "pct"},
+                       left=("label", "counter", "dataset", "mode", "windows_tried", "verdict"), scroll=True))
     return out
 
 

@@ -40,9 +40,9 @@ def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: s
                       "is ctxlab's own extractors, kept for comparison. Orphaned or over-window calls are requests a "
                       "provider rejects. Definitions and caveats: docs/quality.md."))
     model = _first_model(sessions)
-    for window in sorted(int(b) for b in turns["budget"].unique()):
-        costs = sessions[(sessions["budget"] == window) & (sessions["price_model"] == model)] if model else None
-        front = frontier(turns[turns["budget"] == window], reference, costs,
+    for window in sorted(int(b) for b in turns["window"].unique()):
+        costs = sessions[(sessions["window"] == window) & (sessions["price_model"] == model)] if model else None
+        front = frontier(turns[turns["window"] == window], reference, costs,
                          input_price(model) if model else None)
         front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
         choice = recommend(front)
@@ -70,14 +70,14 @@ def costs_section(sessions: pd.DataFrame, units: pd.DataFrame) -> list[str]:
                    "that rewrites the front of its prompt pays writes again, so fewest tokens and cheapest session "
                    "can differ."),
             H.table(C.cheapest(sessions), {"dataset": "dataset", "price_model": "price model", "label": "cheapest",
-                                           "counter": "counter", "budget": "window", "cost_usd": "$ / session",
+                                           "counter": "counter", "window": "window", "cost_usd": "$ / session",
                                            "tied": "others as cheap", "baseline_cost_usd": "$ without compression",
                                            "saving": "saving"},
-                    {"budget": "int", "cost_usd": "float", "tied": "int", "baseline_cost_usd": "float",
+                    {"window": "int", "cost_usd": "float", "tied": "int", "baseline_cost_usd": "float",
                      "saving": "pct"},
                     left=("dataset", "price_model", "label", "counter"))]
     for model in sorted(sessions["price_model"].unique()):
-        table = C.variant_costs(sessions[sessions["price_model"] == model]).sort_values(["budget", "cost_usd"])
+        table = C.variant_costs(sessions[sessions["price_model"] == model]).sort_values(["window", "cost_usd"])
         out.append(H.details(f"{model}: mean per session, every policy", H.table(
             table.drop(columns=["price_model"]), kinds={"sessions": "int", "calls": "ms", "cost_usd": "float",
                                                        "cache_read_share": "pct", **dict.fromkeys(C.TOKENS, "int")},
@@ -86,9 +86,9 @@ def costs_section(sessions: pd.DataFrame, units: pd.DataFrame) -> list[str]:
         seq, dataset = _longest_session(units)
         model = units["price_model"].iloc[0]
         one = units[(units["seq"] == seq) & (units["dataset"] == dataset)]
-        one = one[one["budget"] == one["budget"].max()]
+        one = one[one["window"] == one["window"].max()]
         out += [H.para(f"One session ({one['conversation_id'].iloc[0]}, {dataset}) call by call under {model}, "
-                       f"window {int(one['budget'].iloc[0]):,}."),
+                       f"window {int(one['window'].iloc[0]):,}."),
                 H.figure(P.png(P.session_cost(C.cumulative(one), price_model=model)), "session cost")]
     return out
 

@@ -17,16 +17,17 @@ from ctxlab.errors import CtxlabError
 from ctxlab.messages import Conversation
 from ctxlab.store.schema import first_row
 
-SUMMARY_KEYS = ("label", "counter", "budget", "mode")
+SUMMARY_KEYS = ("label", "counter", "window", "mode")
 
 
 def runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every run, newest first, with its totals; ``tuned`` names the preset of a setting `ctxlab tune`
-    evaluated (None for a replay)."""
+    evaluated (None for a replay). A run stored before issue 21 has its windows under the config key
+    ``budgets``."""
     return con.execute("""
         SELECT run_id, name, status, started_at, finished_at, conversations, units, errors, skips, wall_s,
-               config->>'counters' AS counters, config->>'budgets' AS budgets, config->>'modes' AS modes,
-               config->>'sources' AS sources, config->'tune'->>'preset' AS tuned
+               config->>'counters' AS counters, coalesce(config->>'windows', config->>'budgets') AS windows,
+               config->>'modes' AS modes, config->>'sources' AS sources, config->'tune'->>'preset' AS tuned
         FROM runs ORDER BY started_at DESC""").df()
 
 
@@ -53,23 +54,23 @@ def resolve_run(con: duckdb.DuckDBPyConnection, run: str | None, *, table: str =
 
 
 def results(con: duckdb.DuckDBPyConnection, run_id: str | None = None, *, strategy: str | None = None,
-            budget: int | None = None, mode: str | None = None, reference: str | None = None,
+            window: int | None = None, mode: str | None = None, reference: str | None = None,
             limit: int | None = None) -> pd.DataFrame:
     """Rows of the `results` view (one per unit and reference tokenizer), optionally filtered."""
-    where, args = _filters(run_id=run_id, strategy=strategy, budget=budget, mode=mode, reference=reference)
+    where, args = _filters(run_id=run_id, strategy=strategy, window=window, mode=mode, reference=reference)
     tail = f" LIMIT {int(limit)}" if limit else ""
     return con.execute(f"SELECT * FROM results {where} ORDER BY dataset, seq, unit, reference{tail}", args).df()
 
 
 def strategy_summary(con: duckdb.DuckDBPyConnection, run_id: str, *, mode: str | None = None,
                      dataset: str | None = None) -> pd.DataFrame:
-    """Per strategy x counter x budget x mode: counts, needed-context recall (pooled over the
+    """Per strategy x counter x window x mode: counts, needed-context recall (pooled over the
     per-turn units' needed strings; NULL in final mode), mean retained ratio, fit rates (counter and
     each reference, as ``real_fit_<reference>`` columns), tool-pair integrity, pinned kept, mean
     (regex) fact recall and latency percentiles."""
     where, args = _filters(run_id=run_id, mode=mode, dataset=dataset)
     base = con.execute(f"""
-        SELECT label, any_value(strategy) AS strategy, counter, budget, mode, count(*) AS units,
+        SELECT label, any_value(strategy) AS strategy, counter, "window", mode, count(*) AS units,
                count(*) FILTER (WHERE status <> 'ok') AS errors,
                sum(g.needed_kept) / nullif(sum(g.needed_total), 0) AS needed_recall,
                avg(retained_ratio) AS retained_ratio, avg(fits::INT) AS fit_rate,
@@ -79,9 +80,9 @@ def strategy_summary(con: duckdb.DuckDBPyConnection, run_id: str, *, mode: str |
                median(latency_ms) AS p50_latency_ms, quantile_cont(latency_ms, 0.95) AS p95_latency_ms,
                sum(llm_cost_usd) AS llm_cost_usd
         FROM result_rows LEFT JOIN result_grounded g USING (run_id, dataset, seq, unit) {where}
-        GROUP BY ALL ORDER BY label, counter, mode, budget""", args).df()
+        GROUP BY ALL ORDER BY label, counter, mode, "window" """, args).df()
     fits = con.execute(f"""
-        SELECT label, counter, budget, mode, reference, avg(fits_reference::INT) AS rate
+        SELECT label, counter, "window", mode, reference, avg(fits_reference::INT) AS rate
         FROM results {where} AND reference IS NOT NULL GROUP BY ALL""", args).df()
     if fits.empty:
         return base
@@ -173,16 +174,16 @@ def unit_costs(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | No
 
 
 def session_costs(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None = None) -> pd.DataFrame:
-    """What each session costs per strategy variant, budget and price model: calls, tokens by how
+    """What each session costs per strategy variant, window and price model: calls, tokens by how
     they are billed (uncached input, cache reads, cache writes, output) and dollars."""
     where, args = _filters(run_id=run_id, dataset=dataset)
     return con.execute(f"""
-        SELECT dataset, seq, conversation_id, label, counter, budget, price_model, count(*) AS calls,
+        SELECT dataset, seq, conversation_id, label, counter, "window", price_model, count(*) AS calls,
                sum(prompt_tokens) AS prompt_tokens, sum(input_tokens) AS input_tokens,
                sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens,
                sum(output_tokens) AS output_tokens, sum(summarizer_cost_usd) AS summarizer_cost_usd,
                sum(cost_usd) AS cost_usd
-        FROM unit_costs {where} GROUP BY ALL ORDER BY price_model, dataset, seq, label, counter, budget""", args).df()
+        FROM unit_costs {where} GROUP BY ALL ORDER BY price_model, dataset, seq, label, counter, "window" """, args).df()
 
 
 def skips(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
@@ -201,6 +202,6 @@ def _filters(**values: Any) -> tuple[str, list[Any]]:
             clauses.append("(strategy = ? OR label = ?)")
             args += [value, value]
         else:
-            clauses.append(f"{column} = ?")
+            clauses.append(f'"{column}" = ?')  # quoted: "window" is a reserved word
             args.append(value)
     return "WHERE " + " AND ".join(clauses), args

@@ -28,7 +28,7 @@ CONVERSATIONS: Columns = (
 RESULT_ROWS: Columns = (
     ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
     ("conversation_id", "VARCHAR"), ("strategy", "VARCHAR"), ("label", "VARCHAR"), ("params", "JSON"),
-    ("counter", "VARCHAR"), ("budget", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"),
+    ("counter", "VARCHAR"), ("window", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"),
     ("messages_in", "INTEGER"), ("input_messages", "INTEGER"), ("tokens_before", "INTEGER"),
     ("tokens_input", "INTEGER"), ("tokens_after", "INTEGER"), ("retained_ratio", "DOUBLE"),
     ("fits", "BOOLEAN"), ("reason", "VARCHAR"), ("messages_kept", "INTEGER"),
@@ -59,13 +59,13 @@ ESTIMATOR_CONVERSATIONS: Columns = (
 SUMMARIES: Columns = (
     ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
     ("conversation_id", "VARCHAR"), ("strategy", "VARCHAR"), ("label", "VARCHAR"), ("counter", "VARCHAR"),
-    ("budget", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"), ("summary", "VARCHAR"),
+    ("window", "INTEGER"), ("mode", "VARCHAR"), ("turn", "INTEGER"), ("summary", "VARCHAR"),
     ("summary_tokens", "INTEGER"), ("metrics", "JSON"),
 )
 RECORDED_COMPACTIONS: Columns = (
     ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("conversation_id", "VARCHAR"),
     ("compaction", "INTEGER"), ("cut_index", "INTEGER"), ("at_index", "INTEGER"), ("strategy", "VARCHAR"),
-    ("counter", "VARCHAR"), ("tokens_before", "BIGINT"), ("recorded_tokens_before", "BIGINT"), ("budget", "INTEGER"),
+    ("counter", "VARCHAR"), ("tokens_before", "BIGINT"), ("recorded_tokens_before", "BIGINT"), ("window", "INTEGER"),
     ("tokens_after", "INTEGER"), ("summary_tokens", "INTEGER"), ("fits", "BOOLEAN"), ("fact_recall", "DOUBLE"),
     ("facts_total", "INTEGER"), ("facts_kept", "INTEGER"), ("facts_missing", "JSON"), ("summary", "VARCHAR"),
     ("error", "VARCHAR"),
@@ -79,7 +79,7 @@ RESULT_COSTS: Columns = (
 AGREEMENT_ROWS: Columns = (
     ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("conversation_id", "VARCHAR"),
     ("call", "INTEGER"), ("strategy", "VARCHAR"), ("label", "VARCHAR"), ("params", "JSON"), ("counter", "VARCHAR"),
-    ("budget", "INTEGER"), ("model", "VARCHAR"), ("tokens_sent", "INTEGER"), ("fits", "BOOLEAN"),
+    ("window", "INTEGER"), ("model", "VARCHAR"), ("tokens_sent", "INTEGER"), ("fits", "BOOLEAN"),
     ("recorded_calls", "JSON"), ("recorded_name", "VARCHAR"), ("proposed_name", "VARCHAR"),
     ("proposed_arguments", "VARCHAR"), ("proposed_calls", "INTEGER"), ("proposed_text", "VARCHAR"),
     ("text_answer", "BOOLEAN"), ("name_match", "BOOLEAN"), ("arg_exact", "DOUBLE"), ("arg_overlap", "DOUBLE"),
@@ -163,7 +163,7 @@ class RecordedCompactionRow(NamedTuple):
     counter: str | None = None
     tokens_before: int | None = None
     recorded_tokens_before: int | None = None
-    budget: int | None = None
+    window: int | None = None
     tokens_after: int | None = None
     summary_tokens: int | None = None
     fits: bool | None = None
@@ -201,7 +201,7 @@ class AgreementRow(NamedTuple):
     label: str
     params: str
     counter: str
-    budget: int
+    window: int
     model: str
     tokens_sent: int | None = None
     fits: bool | None = None
@@ -302,10 +302,24 @@ def first_row(result: duckdb.DuckDBPyConnection) -> tuple | None:
     return rows[0] if rows else None
 
 
+# Migration 7 renamed `budget` to `window` (issue 21). Migrations 1-6 still build the tables and
+# views as they were, so a new store and one written by any older ctxlab reach the same schema by the
+# same steps. SQL must write the new name "window" (quoted: DuckDB reserves it) or r.window.
+BEFORE_V7 = {"window": "budget"}  # name now -> name in stores before migration 7
+
+
+def _before_v7(columns: Columns) -> Columns:
+    return tuple((BEFORE_V7.get(c, c), t) for c, t in columns)
+
+
+def _view_before_v7(sql: str) -> str:
+    return sql.replace("r.window", "r.budget")
+
+
 RESULTS_VIEW = """
 CREATE OR REPLACE VIEW results AS
 SELECT r.run_id, r.dataset, r.seq, r.unit, r.conversation_id, r.strategy, r.label, r.params, r.counter,
-       r.budget, r.mode, r.turn, r.messages_in, r.input_messages, r.tokens_before, r.tokens_input,
+       r.window, r.mode, r.turn, r.messages_in, r.input_messages, r.tokens_before, r.tokens_input,
        r.tokens_after, r.retained_ratio, r.fits, r.reason, f.reference, f.reference_tokens_before,
        f.reference_tokens_after, f.fits_reference, r.messages_kept, r.messages_truncated,
        r.messages_dropped, r.messages_added, r.tool_pairs_intact, r.orphan_calls, r.orphan_results,
@@ -337,22 +351,22 @@ def _v1_tables(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(create_table("skips", SKIPS))
     for name in ("conversations", "result_rows", "result_refs", "estimator_rows",
                  "estimator_conversations", "summaries"):
-        con.execute(create_table(name, ROW_TABLES[name]))
+        con.execute(create_table(name, _before_v7(ROW_TABLES[name])))
 
 
 def _v2_views(con: duckdb.DuckDBPyConnection) -> None:
     for view in (RESULTS_VIEW, ESTIMATOR_VIEW, ESTIMATOR_CONVERSATIONS_VIEW):
-        con.execute(view)
+        con.execute(_view_before_v7(view))
 
 
 def _v3_recorded_compactions(con: duckdb.DuckDBPyConnection) -> None:
     """Agent logs' own compactions beside ctxlab's strategies at the same cut (issue 7)."""
-    con.execute(create_table("recorded_compactions", RECORDED_COMPACTIONS))
+    con.execute(create_table("recorded_compactions", _before_v7(RECORDED_COMPACTIONS)))
 
 
 UNIT_COSTS_VIEW = """
 CREATE OR REPLACE VIEW unit_costs AS
-SELECT r.run_id, r.dataset, r.seq, r.unit, r.conversation_id, r.strategy, r.label, r.counter, r.budget, r.mode,
+SELECT r.run_id, r.dataset, r.seq, r.unit, r.conversation_id, r.strategy, r.label, r.counter, r.window, r.mode,
        r.turn, c.price_model, c.prompt_tokens, c.input_tokens, c.cache_read_tokens, c.cache_write_tokens,
        c.output_tokens, c.summarizer_cost_usd, c.cost_usd
 FROM result_rows r JOIN result_costs c USING (run_id, dataset, seq, unit)
@@ -362,14 +376,14 @@ FROM result_rows r JOIN result_costs c USING (run_id, dataset, seq, unit)
 def _v4_costs(con: duckdb.DuckDBPyConnection) -> None:
     """Per-turn units priced with prompt caching (issue 15), and their stable view."""
     con.execute(create_table("result_costs", RESULT_COSTS))
-    con.execute(UNIT_COSTS_VIEW)
+    con.execute(_view_before_v7(UNIT_COSTS_VIEW))
 
 
 def _v5_agreement(con: duckdb.DuckDBPyConnection) -> None:
     """Next-action agreement (`ctxlab agree`, issue 20): its runs, kept apart from replay runs so
     that "the newest run" still means a replay, and one row per run x policy x session x call."""
     con.execute(create_table("agreement_runs", AGREEMENT_RUNS, "PRIMARY KEY (run_id)"))
-    con.execute(create_table("agreement_rows", AGREEMENT_ROWS))
+    con.execute(create_table("agreement_rows", _before_v7(AGREEMENT_ROWS)))
 
 
 GROUNDED_COLUMNS = (*_GROUNDED_COUNTS, "needed_lost", "instructions_lost")
@@ -384,10 +398,21 @@ if "result_grounded" not in RESULTS_VIEW_V6 or "g.needed_total" not in RESULTS_V
 def _v6_grounded(con: duckdb.DuckDBPyConnection) -> None:
     """Per-turn units' grounded measures (issue 20), joined into the `results` view."""
     con.execute(create_table("result_grounded", RESULT_GROUNDED))
+    con.execute(_view_before_v7(RESULTS_VIEW_V6))
+
+
+def _v7_window(con: duckdb.DuckDBPyConnection) -> None:
+    """``budget`` renamed ``window`` in every table that has it (issue 21: one word for the window
+    from the CLI to the store), and the views that show it recreated over the new name."""
+    for table, columns in ROW_TABLES.items():
+        for new, old in BEFORE_V7.items():
+            if new in dict(columns):
+                con.execute(f'ALTER TABLE {table} RENAME COLUMN "{old}" TO "{new}"')
     con.execute(RESULTS_VIEW_V6)
+    con.execute(UNIT_COSTS_VIEW)
 
 
-def _v7_tune(con: duckdb.DuckDBPyConnection) -> None:
+def _v8_tune(con: duckdb.DuckDBPyConnection) -> None:
     """`ctxlab tune` searches and the settings each evaluated (issue 24)."""
     con.execute(create_table("tune_searches", TUNE_SEARCHES, "PRIMARY KEY (search_id)"))
     con.execute(create_table("tune_evaluations", TUNE_EVALUATIONS))
@@ -400,7 +425,8 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], 
     (4, "costs", _v4_costs),
     (5, "next-action agreement", _v5_agreement),
     (6, "grounded measures", _v6_grounded),
-    (7, "tune searches", _v7_tune),
+    (7, "window", _v7_window),
+    (8, "tune searches", _v8_tune),
 )
 LATEST = MIGRATIONS[-1][0]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -30,6 +30,7 @@ from ctxlab.strategies.result import (
     account,
     summary_call,
 )
+from ctxlab.strategies.signals import RECORDED_SIGNAL, Measure, Recorded, idle_gap, recorded_total
 from ctxlab.strategies.trigger import ALWAYS, Trigger, counter_for, event_sizes
 from ctxlab.tokens import TokenCounter, get_counter
 
@@ -44,7 +45,8 @@ class Strategy(Protocol):
     def spec(self) -> StrategySpec: ...
 
     def compress(self, messages: Iterable[Message | Mapping[str, Any]], budget: int, *,
-                 counter: str | TokenCounter = "o200k_base", tools: Tools | None = None) -> CompressionResult: ...
+                 counter: str | TokenCounter = "o200k_base", tools: Tools | None = None,
+                 recorded: Sequence[Recorded] = ()) -> CompressionResult: ...
 
 
 class BaseStrategy:
@@ -54,10 +56,13 @@ class BaseStrategy:
     model): replays that name no strategies, the demo and `ctxlab recommend` leave it out.
     `source_names` maps parameters (a group of them comma-separated) to what the source system
     calls them; docs/strategies.md renders them beside the defaults (`ctxlab.cli.reference`).
+    `stateless` marks a strategy whose source edits a copy of the full history on every call
+    (server-side context editing): a per-turn replay hands it that history, not its last output.
     """
 
     name: ClassVar[str] = ""
     building_block: ClassVar[bool] = False
+    stateless: ClassVar[bool] = False
     source_names: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     @cached_property
@@ -75,16 +80,40 @@ class BaseStrategy:
         return budget
 
     def fires(self, request: Request) -> bool:
-        """Whether `when` fires on `request`: its tokens under the trigger's counter, tool definitions
-        included (and its events, when the trigger counts them), against `window`."""
+        """Whether `when` fires on `request`: its tokens as `measure` counts them (and its events,
+        when the trigger counts them) against `window`; for an ``idle`` trigger, the time since the
+        newest assistant message."""
         trigger = self.when()
         if trigger == ALWAYS:
             return True
-        counter = counter_for(trigger.counter, request.counter)
-        tokens = request.total if counter is request.counter else counter.count_messages(request.messages,
-                                                                                          request.tools)
+        if trigger.kind == "idle":
+            gap = idle_gap(request.messages)
+            return gap is not None and gap > trigger.idle_minutes * 60
         events = sum(event_sizes(request.messages)) if trigger.events else 0
-        return trigger.fires(tokens, self.window(request.budget), events)
+        return trigger.fires(self.measure(request).tokens, self.window(request.budget), events)
+
+    def measure(self, request: Request) -> Measure:
+        """The request's tokens as the trigger counts them: anchored on recorded provider usage when
+        the trigger says so and the request carries it (`recorded_total`), else the whole request
+        (tool definitions included) under the trigger's counter."""
+        trigger = self.when()
+        counter = counter_for(trigger.counter, request.counter)
+        same = counter is request.counter
+        if trigger.recorded != "none" and request.recorded:
+            counts = request.counts if same else [counter.count_message(m) for m in request.messages]
+            found = recorded_total(request.recorded, counts, trigger.recorded)
+            if found is not None:
+                return Measure(found[1], RECORDED_SIGNAL, found[0])
+        tokens = request.total if same else counter.count_messages(request.messages, request.tools)
+        return Measure(tokens, f"counter {counter.name}")
+
+    def fired(self, request: Request) -> Event:
+        """The ``trigger.fired`` event: what the trigger measured, from which signal, against what."""
+        measure, trigger, window = self.measure(request), self.when(), self.window(request.budget)
+        anchor = measure.anchor
+        return Event(FIRED, {"signal": measure.signal, "tokens": measure.tokens, "threshold": trigger.threshold(window),
+                             "window": window, "anchor_index": anchor.covers if anchor else None,
+                             "anchor_prompt": anchor.prompt if anchor else None})
 
     def idle(self, request: Request) -> Plan:
         """The plan when the trigger does not fire: the input unchanged."""
@@ -101,20 +130,28 @@ class BaseStrategy:
         raise CtxlabError(f"strategy {self.name!r} defines no plan()")
 
     def compress(self, messages: Iterable[Message | Mapping[str, Any]], budget: int, *,
-                 counter: str | TokenCounter = "o200k_base", tools: Tools | None = None) -> CompressionResult:
+                 counter: str | TokenCounter = "o200k_base", tools: Tools | None = None,
+                 recorded: Sequence[Recorded] = ()) -> CompressionResult:
         """Compress `messages` to `budget` tokens as counted by `counter` (tool definitions included).
 
         Args:
             messages: OpenAI chat dicts or `Message` objects.
-            budget: the token budget for the whole request.
+            budget: the token budget for the whole request, what the caller gives the strategy to
+                fit in. A replay gives it the window (`ReplayConfig.windows`, the store's ``window``
+                column); a strategy with its own configured window may aim lower (`window`).
             counter: a counter name (see `ctxlab.list_counters`) or a `TokenCounter`.
             tools: the tool definitions sent with the request.
+            recorded: what the provider counted for earlier calls whose prompts the messages begin
+                with (`Request.recorded`); read only by triggers anchored on recorded usage.
         """
         if not isinstance(budget, int) or budget <= 0:
             raise CtxlabError(f"budget must be a positive integer, not {budget!r}")
         started = time.perf_counter()
-        request = Request(as_messages(messages), budget, get_counter(counter), tuple(tools or ()))
-        plan = self.plan(request) if self.fires(request) else self.idle(request)
+        request = Request(as_messages(messages), budget, get_counter(counter), tuple(tools or ()), tuple(recorded))
+        fired = self.fires(request)
+        plan = self.plan(request) if fired else self.idle(request)
+        if fired and self.when().recorded != "none":  # say which signal it compacted on
+            plan = dataclasses.replace(plan, events=(self.fired(request), *plan.events))
         return account(self.spec, request, plan, time.perf_counter() - started)
 
 
@@ -132,5 +169,7 @@ def _spec_value(value: Any) -> Any:
     return getattr(value, "name", None) or getattr(value, "__name__", None) or type(value).__name__
 
 
-__all__ = ["SUMMARY_CALL", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "Tools",
+FIRED = "trigger.fired"  # the event of a trigger anchored on recorded usage: its signal and count
+
+__all__ = ["FIRED", "SUMMARY_CALL", "BaseStrategy", "CompressionResult", "Event", "Plan", "Request", "Strategy", "Tools",
            "summary_call"]

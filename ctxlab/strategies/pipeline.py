@@ -46,7 +46,10 @@ class Pipeline(BaseStrategy):
         events: list[Event] = []
         summary = reason = None
         for index, step in enumerate(self.steps):
-            result = step.compress(messages, request.budget, counter=request.counter, tools=request.tools)
+            # Recorded usage describes the input: it holds for a step only while no step changed it.
+            recorded = request.recorded if messages is request.messages else ()
+            result = step.compress(messages, request.budget, counter=request.counter, tools=request.tools,
+                                   recorded=recorded)
             ledger.record(result)
             events.extend(Event(e.name, {**e.payload, "step": step.name, "step_index": index})
                           for e in result.events)

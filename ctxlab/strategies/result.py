@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from ctxlab.messages import Message
 from ctxlab.strategies.registry import StrategySpec
+from ctxlab.strategies.signals import Recorded
 from ctxlab.summarize.message import unwrap
 from ctxlab.tokens import TokenCounter
 
@@ -44,6 +45,8 @@ class CompressionResult:
     Every input id is in exactly one of `kept_ids`, `truncated_ids` and `dropped_ids`. `summary` is
     the text of the newest summary message the result carries (made by this call or carried in from
     an earlier one, without its wrapper), None when it carries none (or the strategy writes none).
+    `budget` is what `compress` was given to fit in; in a replay that is the window (the store's
+    ``window`` column): ctxlab keeps the contract's word and names it the window everywhere else.
     """
 
     messages: tuple[Message, ...]
@@ -77,12 +80,16 @@ class Request:
 
     `counter` is the request counter, the one `compress` was given: `fits` and `tokens_after` are
     its, and a `Trigger` or a tail names it ``request`` (an agent's own estimator by its name).
+    `budget` is what the request must fit in (in a replay, the window; see `CompressionResult`).
+    `recorded` is what an agent log says the provider counted for the calls before this request
+    (never this call's or a later one's), while `messages` still begin with what those calls saw.
     """
 
     messages: tuple[Message, ...]
     budget: int
     counter: TokenCounter
     tools: Tools = ()
+    recorded: tuple[Recorded, ...] = ()
 
     @cached_property
     def counts(self) -> list[int]:

@@ -2,9 +2,10 @@
 
 A preset with ``summarizer=llm`` sends its agent's prompt (ctxlab.strategies.mechanics.agent_llm builds
 the request); the offline extractive summarizer is shaped to the same sections instead
-(ctxlab.strategies.policy.shape). Each constant names the file and commit (or released version) it
+(ctxlab.strategies.mechanics.voices). Each constant names the file and commit (or released version) it
 was copied from; the sources' licenses (MIT for pi-mono, LangChain, OpenHands and inspect_ai,
-Apache-2.0 for Codex) permit quoting them with attribution. Texts are kept byte for byte, including
+Apache-2.0 for Codex) permit quoting them with attribution. Claude Code's and the Anthropic API's
+texts are not openly licensed: their constants (at the end) are ctxlab's own wording. Texts are kept byte for byte, including
 their typos (Codex's double space), so that a replayed summary call is the agent's own.
 """
 
@@ -351,5 +352,22 @@ The following is a summary of work completed on this task so far. It was generat
 {summary}
 
 Please continue working on this task from where you left off."""
+
+# ---- Claude Code and the Anthropic API (ctxlab's own wording) -------------------------------------
+# Claude Code is closed source and its compaction prompt proprietary: its preset sends inspect_ai's
+# prompt above (MIT), which asks for the same nine sections and the same <analysis> scratchpad.
+# The wrapper of Claude Code's summary message, paraphrased: what it says (an earlier session ran
+# out of context, the summary stands for its earlier part, carry on with the last task without
+# asking the user anything), not its words (seen in Claude Code 2.1.39 logs).
+CLAUDE_CODE_SUMMARY_WRAPPER = """This session continues an earlier conversation that ran out of context; the summary below stands for the earlier part of that conversation.
+
+{summary}
+
+Carry on from where the conversation stopped, without asking the user any further questions: keep working on the last task you were asked to do."""
+# Anthropic's compaction (compact_20260112) documents a default prompt that asks for a summary
+# giving continuity (state, next steps, learnings) in <summary></summary> tags; this is ctxlab's
+# wording of the same request. The compaction block holds the summary alone.
+ANTHROPIC_COMPACTION_PROMPT = """Write a summary of the transcript above so that the work can go on in a new context where the transcript itself will no longer be available and this summary replaces it. Record everything needed to continue: the task and its current state, what was done and learned, decisions and their reasons, exact file paths, identifiers and error messages, and the next steps. Put the summary inside a <summary></summary> block."""
+ANTHROPIC_SUMMARY_WRAPPER = "{summary}"
 
 __all__ = [name for name in dir() if name.isupper()]

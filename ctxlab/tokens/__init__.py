@@ -30,12 +30,15 @@ for _name, _factory in (("chars4", Chars4), ("chars2", Chars2), ("chars3", Chars
                         ("hf", lambda path: HFCounter(path, name=f"hf:{path}")),
                         ("calibrated", "ctxlab.tokens.calibrated:load_calibrated")):
     COUNTERS.register(_name, _factory)
-# The agents' own estimators (ctxlab.tokens.agent_estimators), used by the agent presets' decisions.
+# The agents' own estimators (ctxlab.tokens.agent_estimators, agent_shapes), used by the agent presets' decisions.
 COUNTERS.register("pi_chars4", "ctxlab.tokens.agent_estimators:PiChars4")
 COUNTERS.register("codex_bytes4", "ctxlab.tokens.agent_estimators:CodexBytes4")
 COUNTERS.register("langchain_approx", "ctxlab.tokens.agent_estimators:LangChainApprox")
 COUNTERS.register("langchain_approx_claude", "ctxlab.tokens.agent_estimators:LangChainApproxClaude")
 COUNTERS.register("inspect_o200k", "ctxlab.tokens.agent_estimators:InspectO200k")
+COUNTERS.register("gemini_chars4", "ctxlab.tokens.agent_shapes:GeminiChars4")
+COUNTERS.register("cline_json3", "ctxlab.tokens.agent_shapes:ClineJson3")
+COUNTERS.register("opencode_chars4", "ctxlab.tokens.agent_shapes:OpencodeChars4")
 _WITH_ARGUMENT = {"hf": None, "calibrated": "o200k_base"}  # the argument's default, None if required
 
 

@@ -58,7 +58,7 @@ class CachedCounter(ABC):
     `_count_message`; `count` and `count_message` add the caching.
 
     Text counts are cached by content hash, so a text is tokenized once however many strategies,
-    budgets and turns look at it; message counts are cached per message. Both caches are bounded
+    windows and turns look at it; message counts are cached per message. Both caches are bounded
     and evict their oldest half when full.
     """
 
@@ -105,7 +105,7 @@ class CachedCounter(ABC):
         """Tokens of the tool definitions, cached per set of definition objects.
 
         Tool definitions are treated as immutable: a replay passes the same definitions with every
-        strategy, budget and turn, and counting their schemas each time cost more than the rest.
+        strategy, window and turn, and counting their schemas each time cost more than the rest.
         """
         if not tools:
             return 0

@@ -38,7 +38,8 @@ def trigger_tokens(params: Mapping[str, Any], window: int) -> int:
         CtxlabError: a trigger that fires on every call (``always``) has no token count.
     """
     trigger = Trigger(params["trigger"], float(params.get("trigger_share", 0.0)), int(params.get("trigger_reserve", 0)),
-                      int(params.get("trigger_tokens", 0)), reply=int(params.get("trigger_reply", 0)))
+                      int(params.get("trigger_tokens", 0)), reply=int(params.get("trigger_reply", 0)),
+                      floor=int(params.get("trigger_min_tokens", 0)), ceiling=int(params.get("trigger_max_tokens", 0)))
     tokens = trigger.threshold(window)
     if tokens is None:
         raise CtxlabError(f"trigger {params['trigger']!r} has no token threshold")
@@ -80,14 +81,18 @@ def limit(inclusive: bool | None = None, unset: Unset = None, cap: bool = False)
     return Conversion(encode=encode, decode=trigger_tokens)
 
 
-def reserve(unset: Unset = None, summary_caps: bool = False) -> Conversion:
+def reserve(unset: Unset = None, summary_caps: bool = False, replaces_reply: bool = False) -> Conversion:
     """Tokens kept free below the window: compact above ``window - value`` (pi ``reserveTokens``,
-    opencode ``compaction.reserved``). With `summary_caps`, pi's summary budgets follow it:
-    ``floor(0.8 x value)`` for the summary and ``floor(0.5 x value)`` for a split turn's prefix."""
+    opencode ``compaction.reserved``). With `summary_caps`, pi's summary caps follow it:
+    ``floor(0.8 x value)`` for the summary and ``floor(0.5 x value)`` for a split turn's prefix; with
+    `replaces_reply` the value replaces the reply's room (opencode: set, ``reserved`` takes the place
+    of ``min(20000, max output)``)."""
     def encode(value: Any, window: int) -> Params:
         if value is None:
             return _unset(unset, window, "the reserve")
         out: Params = {"trigger": "reserve", "trigger_reserve": int(value)}
+        if replaces_reply:
+            out["trigger_reply"] = 0
         if summary_caps:  # a summary cap below 1 token is no request at all
             out |= {"summary_max_tokens": max(1, math.floor(0.8 * int(value))),
                     "prefix_max_tokens": max(1, math.floor(0.5 * int(value)))}
@@ -165,6 +170,15 @@ def int_or_share() -> Conversion:
     return Conversion(encode=encode, decode=decode)
 
 
+def flag(name: str, on: Any, off: Any) -> Conversion:
+    """A boolean the agent writes, one parameter value each way (Gemini CLI ``protectLatestTurn``:
+    2 messages skipped with it, 1 without); unset is True."""
+    def encode(value: Any, window: int) -> Params:
+        return {name: on if value is None or value else off}
+
+    return Conversion(encode=encode, decode=lambda params, window: params[name] == on)
+
+
 def added(name: str, cast: Callable[[Any], Any], default: Any) -> Conversion:
     """A parameter a pending preset adds (its name proposed here), `default` when absent or unset."""
     def encode(value: Any, window: int) -> Params:
@@ -185,5 +199,5 @@ def typed(kind: str, inner: Conversion) -> Conversion:
     return Conversion(encode=encode, decode=decode)
 
 
-__all__ = ["Conversion", "added", "fraction_or_tokens", "int_or_share", "limit", "param", "reserve", "share", "tidy",
-           "trigger_tokens", "typed"]
+__all__ = ["Conversion", "added", "flag", "fraction_or_tokens", "int_or_share", "limit", "param", "reserve", "share",
+           "tidy", "trigger_tokens", "typed"]

@@ -1,11 +1,11 @@
 """The optimizer behind `ctxlab.tune.tuner` for more than two knobs: optuna's TPE sampler, seeded,
 on two objectives (maximize quality, minimize cost), so its proposals spread along the front.
 
-TPE rather than NSGA-II: with budgets of tens of trials NSGA-II (population 50 by default) would
+TPE rather than NSGA-II: with tens of trials NSGA-II (population 50 by default) would
 not finish its first generation, while TPE models the trials so far from its tenth on. Each knob
 is suggested on its step (``suggest_int``/``suggest_float`` with ``step``), so a proposal is a
 setting the grid could name and the cache can recognise. A proposal the agent's source forbids
-(a constraint between knobs) is pruned; it counts against the budget. Trials run one at a time,
+(a constraint between knobs) is pruned; it counts as a trial. Trials run one at a time,
 so the same seed and objective give the same proposals.
 
 optuna is imported here only (0.25-0.45 s on these machines), when a search needs it.

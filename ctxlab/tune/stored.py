@@ -60,7 +60,7 @@ class StoreCache:
 def replay_config(evaluator: Evaluator, label: str, db: str) -> ReplayConfig:
     """The replay config of one setting: what ``ctxlab replay --mode per-turn`` would run for it.
 
-    The one place the tuner names a replay's window field (``budgets`` today)."""
+    The one place the tuner builds a replay config (the window is its ``windows``)."""
     sessions = evaluator.sessions
     return ReplayConfig(tuple(sessions.sources), (label,), (evaluator.window,), counters=(SEED,),
                         references=(evaluator.reference,), modes=("per-turn",), estimators=(), db=db, workers=0,

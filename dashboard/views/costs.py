@@ -14,10 +14,10 @@ if sessions.empty:
             "per-turn --price-model claude-sonnet-4-5 --price-model gpt-5` (or `ctxlab demo`).")
     st.stop()
 model = st.sidebar.selectbox("Price model", sorted(sessions["price_model"].unique()), key="cost_model")
-budgets = sorted(int(b) for b in sessions["budget"].unique())
-budget = st.select_slider("Window (tokens)", budgets, value=budgets[-1], key="cost_budget") \
-    if len(budgets) > 1 else budgets[0]
-mine = sessions[(sessions["price_model"] == model) & (sessions["budget"] == budget)]
+windows = sorted(int(b) for b in sessions["window"].unique())
+window = st.select_slider("Window (tokens)", windows, value=windows[-1], key="cost_window") \
+    if len(windows) > 1 else windows[0]
+mine = sessions[(sessions["price_model"] == model) & (sessions["window"] == window)]
 table = C.variant_costs(mine).drop(columns=["price_model"]).sort_values("cost_usd")
 best = table.iloc[0]
 st.metric("Cheapest policy per session", f"${best['cost_usd']:,.4f}", f"{best['label']} [{best['counter']}]",
@@ -37,6 +37,6 @@ cheapest_five = list(dict.fromkeys(table["label"]))[:5]
 chosen = st.multiselect("Policies in the figure", labels_shown, key="cost_labels",
                         default=[*cheapest_five, *(["noop"] if "noop" in labels_shown else [])])
 calls = data.unit_costs(db, run_id, row["dataset"], model)
-calls = C.cumulative(calls[(calls["seq"] == row["seq"]) & (calls["budget"] == budget) & calls["label"].isin(chosen)])
+calls = C.cumulative(calls[(calls["seq"] == row["seq"]) & (calls["window"] == window) & calls["label"].isin(chosen)])
 png = ui.show(P.session_cost(calls, price_model=model))
 ui.downloads(table, png, f"costs-{model}")

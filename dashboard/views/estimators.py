@@ -28,7 +28,7 @@ if L.has_provider(refs):
     st.info(L.PROVIDER_NOTE)
 
 figure = st.radio("Figure", ["Mean signed error (heatmap)", "Every reference side by side", "Distribution per estimator",
-                             "Near the budget"], horizontal=True, key="est_figure")
+                             "Near the window"], horizontal=True, key="est_figure")
 if figure == "Every reference side by side":
     fig = P.reference_heatmap(L.reference_matrix(rows))
     table = A.estimator_table(rows)
@@ -41,8 +41,8 @@ elif figure == "Distribution per estimator":
     fig = P.estimator_error_box(mine)
     table = A.estimator_table(mine)
 else:
-    near = A.near_budget(data.results(db, run_id, dataset))
-    fig = P.near_budget_bars(near)
+    near = A.near_window(data.results(db, run_id, dataset))
+    fig = P.near_window_bars(near)
     table = near
 png = ui.show(fig)
 st.dataframe(table, hide_index=True, width="stretch",

@@ -1,7 +1,7 @@
 """Conversation explorer: a stored conversation against what a strategy keeps, re-run live.
 
-Moving the budget or a parameter re-runs the strategy in this process on the stored record
-(`ctxlab.analysis.explain`); with the run's own spec and budget it reproduces the stored unit exactly.
+Moving the window or a parameter re-runs the strategy in this process on the stored record
+(`ctxlab.analysis.explain`); with the run's own spec and window it reproduces the stored unit exactly.
 """
 
 import json
@@ -9,7 +9,7 @@ import json
 import streamlit as st
 
 from ctxlab.analysis import explain
-from ctxlab.report.examples import pick_budget
+from ctxlab.report.examples import pick_window
 from dashboard import data, ui
 
 MAX_TEXT = 20_000
@@ -37,11 +37,11 @@ conversation = data.conversation(db, run_id, row["dataset"], row["conversation_i
 stored = json.loads(variant["params"]).get("params", {})
 strategy_name = variant["strategy"]
 
-budgets = sorted(int(b) for b in data.results(db, run_id, row["dataset"])["budget"].unique())
-# Room above the conversation's size: strategies with a reserve (window_guard) need budget + reserve.
-top = -(-max(max(budgets), 2 * sizes[i], 4000) // 1000) * 1000
+windows = sorted(int(b) for b in data.results(db, run_id, row["dataset"])["window"].unique())
+# Room above the conversation's size: strategies with a reserve (window_guard) need window + reserve.
+top = -(-max(max(windows), 2 * sizes[i], 4000) // 1000) * 1000
 left, right = st.columns(2)
-budget = left.slider("Budget (tokens)", 100, top, pick_budget(budgets, sizes[i]), step=100, key="explorer_budget")
+window = left.slider("Window (tokens)", 100, top, pick_window(windows, sizes[i]), step=100, key="explorer_window")
 n = len(conversation.messages)
 upto = right.slider("History up to message", 1, n, n, key="explorer_upto") if n > 1 else n
 with st.expander("Strategy parameters"):
@@ -52,7 +52,7 @@ if explain.uses_llm(strategy) and not st.checkbox("Re-run with its LLM summarize
                                                   key="allow_llm"):
     st.warning("This strategy's summarizer calls an LLM; tick the box to re-run it.")
     st.stop()
-result = explain.rerun(conversation, variant["params"], budget=budget, counter=variant["counter"],
+result = explain.rerun(conversation, variant["params"], window=window, counter=variant["counter"],
                        params=overrides, upto=upto if upto < n else None)
 fates = explain.message_fates(conversation.messages[:upto], result)
 counts = explain.fate_counts(fates)
@@ -67,10 +67,10 @@ cols[5].metric("added", counts["summary"] + counts["marker"])
 if result.reason:
     st.caption(f"reason: {ui.md(result.reason)}")
 unit = data.stored_unit(db, run_id, row["dataset"], row["conversation_id"], variant["label"], variant["counter"],
-                        budget)
+                        window)
 if not unit.empty and not overrides and upto == n:
     same = int(unit.iloc[0]["tokens_after"]) == result.tokens_after
-    st.caption(f"Stored result for this budget: {int(unit.iloc[0]['tokens_after']):,} tokens "
+    st.caption(f"Stored result for this window: {int(unit.iloc[0]['tokens_after']):,} tokens "
                f"({'reproduced exactly' if same else 'differs from the live run'}).")
 
 table = fates.assign(preview=fates["text"].str.slice(0, 160))

@@ -16,7 +16,7 @@ if turns.empty:
 refs = sorted(turns["reference"].dropna().unique())
 reference = st.sidebar.selectbox("Reference tokenizer", refs, key="policy_reference",
                                  index=refs.index("o200k_base") if "o200k_base" in refs else 0)
-windows = sorted(int(b) for b in turns["budget"].unique())
+windows = sorted(int(b) for b in turns["window"].unique())
 window = st.select_slider("Window (tokens)", windows, value=windows[-1], key="policy_window") \
     if len(windows) > 1 else windows[0]
 models = sorted(data.session_costs(db, run_id, dataset)["price_model"].unique())

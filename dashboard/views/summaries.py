@@ -40,7 +40,7 @@ if not summaries.empty:
     pick = summaries[summaries["mode"] == mode] if (summaries["mode"] == mode).any() else summaries
     options = list(range(min(len(pick), 200)))
     i = st.selectbox("Summary", options, key="sum_pick", format_func=lambda i: (
-        f"{pick.iloc[i]['label']} [{pick.iloc[i]['counter']}] budget {pick.iloc[i]['budget']}, "
+        f"{pick.iloc[i]['label']} [{pick.iloc[i]['counter']}] window {pick.iloc[i]['window']}, "
         f"{pick.iloc[i]['dataset']} #{pick.iloc[i]['seq']} turn {pick.iloc[i]['turn']}"))
     st.text(pick.iloc[i]["summary"])
 

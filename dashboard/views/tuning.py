@@ -33,7 +33,7 @@ else:
         st.info("This run has no dataset to tune on.")
         st.stop()
     tuner = data.run_tuner(db, run_id, dataset)
-    window_default = max(info.get("config", {}).get("budgets") or [8000])
+    window_default = max(info.get("config", {}).get("windows") or [8000])
     models = list(info.get("config", {}).get("price_models") or [])
 if not tuner.sessions.items:
     st.info("No sessions to tune on here: this run stored no conversation records (replay with records kept), or "

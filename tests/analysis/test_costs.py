@@ -9,10 +9,10 @@ import pytest
 from ctxlab.analysis.costs import cheapest, cumulative, variant_costs
 
 
-def session(label: str, seq: int, cost: float, *, budget: int = 8000, model: str = "gpt-5", read: int = 600,
+def session(label: str, seq: int, cost: float, *, window: int = 8000, model: str = "gpt-5", read: int = 600,
             write: int = 0) -> dict:
     return {"dataset": "d", "seq": seq, "conversation_id": f"c{seq}", "label": label, "counter": "o200k_base",
-            "budget": budget, "price_model": model, "calls": 4, "prompt_tokens": 1000, "input_tokens": 1000 - read - write,
+            "window": window, "price_model": model, "calls": 4, "prompt_tokens": 1000, "input_tokens": 1000 - read - write,
             "cache_read_tokens": read, "cache_write_tokens": write, "output_tokens": 50, "summarizer_cost_usd": 0.0,
             "cost_usd": cost}
 
@@ -25,16 +25,16 @@ def test_variant_costs_average_sessions_and_the_cache_read_share():
 
 def test_cheapest_per_dataset_model_and_window_with_ties_and_the_baseline():
     frame = pd.DataFrame([session("noop", 0, 1.00), session("mask", 0, 0.80), session("trim", 0, 0.801),
-                          session("sum", 0, 0.90), session("noop", 0, 0.50, budget=2000),
-                          session("sum", 0, 0.50, budget=2000)])
-    rows = cheapest(frame).set_index("budget")
+                          session("sum", 0, 0.90), session("noop", 0, 0.50, window=2000),
+                          session("sum", 0, 0.50, window=2000)])
+    rows = cheapest(frame).set_index("window")
     assert rows.loc[8000, "label"] == "mask" and rows.loc[8000, "tied"] == 1  # trim is within 0.5%
     assert rows.loc[8000, "saving"] == pytest.approx(0.2)
     assert rows.loc[2000, "label"] == "sum" and rows.loc[2000, "saving"] == pytest.approx(0.0)
 
 
 def test_cumulative_runs_per_variant_in_call_order():
-    units = pd.DataFrame([{"label": lab, "counter": "c", "budget": 1, "unit": u, "cost_usd": 0.1 * (u + 1),
+    units = pd.DataFrame([{"label": lab, "counter": "c", "window": 1, "unit": u, "cost_usd": 0.1 * (u + 1),
                            "cache_read_tokens": 10, "cache_write_tokens": w}
                           for lab, w in (("a", 5), ("b", 0)) for u in (2, 0, 1)])
     out = cumulative(units)

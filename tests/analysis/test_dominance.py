@@ -16,9 +16,9 @@ from ctxlab.replay import replay
 
 
 def rows(label_points: list[tuple[str, int, float, float]]) -> pd.DataFrame:
-    """`frontier`-like rows: (label, budget, tokens_sent, needed_recall), without intervals."""
-    return pd.DataFrame([{"label": label, "budget": budget, "tokens_sent": tokens, "needed_recall": recall,
-                          "overflow_rate": 0.0, "orphan_rate": 0.0} for label, budget, tokens, recall in label_points])
+    """`frontier`-like rows: (label, window, tokens_sent, needed_recall), without intervals."""
+    return pd.DataFrame([{"label": label, "window": window, "tokens_sent": tokens, "needed_recall": recall,
+                          "overflow_rate": 0.0, "orphan_rate": 0.0} for label, window, tokens, recall in label_points])
 
 
 CANDIDATE = rows([("rec:a", 8000, 100.0, 0.5), ("rec:b", 8000, 200.0, 0.7), ("rec:c", 8000, 400.0, 0.9)])
@@ -68,7 +68,7 @@ def test_dominance_splits_by_window_and_reads_labels() -> None:
                              ("codex", 8000, 150.0, 0.55), ("codex", 32000, 200.0, 1.0),
                              ("recommended_not", 8000, 150.0, 0.99)])])
     got = dominance(front, anchors=("codex",))
-    assert list(zip(got["budget"], got["verdict"], strict=True)) == [(8000, WINS), (32000, TIES)]
+    assert list(zip(got["window"], got["verdict"], strict=True)) == [(8000, WINS), (32000, TIES)]
 
 
 def test_overlapping_intervals_tie_and_separate_ones_decide() -> None:
@@ -83,7 +83,7 @@ def test_overlapping_intervals_tie_and_separate_ones_decide() -> None:
 
 def sessions(points: list[tuple[str, int, float, int]]) -> pd.DataFrame:
     """`session_rows`-like rows: (label, seq, tokens_sent, needed_kept of 10)."""
-    return pd.DataFrame([{"label": label, "budget": 8000, "dataset": "d", "seq": seq, "tokens_sent": tokens,
+    return pd.DataFrame([{"label": label, "window": 8000, "dataset": "d", "seq": seq, "tokens_sent": tokens,
                           "needed_kept": kept, "needed_total": 10, "regex_kept": 0, "regex_total": 0,
                           "framed_kept": kept, "facts_kept": 0, "facts_total": 0}
                          for label, seq, tokens, kept in points])
@@ -102,7 +102,7 @@ def test_replay_config_runs_anchors_and_settings_per_turn_with_their_own_counter
     config = replay_config(["sample:agent_sessions"], (8000,), settings=("recommended",), anchors=("codex",),
                            limit=2)
     assert config.strategies == ("codex", "recommended") and config.counters == ("seed",)
-    assert config.modes == ("per-turn",) and config.budgets == (8000,)
+    assert config.modes == ("per-turn",) and config.windows == (8000,)
 
 
 def test_recommended_keeps_at_least_compactions_recall_at_no_more_tokens(tmp_path: Path) -> None:

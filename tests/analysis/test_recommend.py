@@ -14,7 +14,7 @@ def call(label: str, seq: int, unit: int, *, sent: int, kept: int, total: int = 
          orphans: int = 0, counter: str = "chars4", reference: str = REF, refetch: int = 0) -> dict:
     """One per-turn unit of the `results` view, measured with `reference`: `kept` of `total`
     needed strings (and as many regex facts), `refetch` tokens to get the others back."""
-    return {"label": label, "counter": counter, "budget": 8000, "mode": "per-turn", "dataset": "d", "seq": seq,
+    return {"label": label, "counter": counter, "window": 8000, "mode": "per-turn", "dataset": "d", "seq": seq,
             "unit": unit, "reference": reference, "status": "ok", "reference_tokens_before": 20_000,
             "reference_tokens_after": sent, "fits_reference": fits, "facts_kept": kept, "facts_total": total,
             "needed_kept": kept, "needed_total": total, "needed_kept_in_context": kept // 2,
@@ -82,8 +82,8 @@ def test_each_finding_is_named_once_when_a_policy_ran_with_two_counters():
 
 def test_dollars_decide_a_tie_when_the_front_has_them():
     df = results(session("a", 0, sent=100, kept=9), session("b", 0, sent=200, kept=9))
-    costs = pd.DataFrame([{"label": "a", "counter": "chars4", "budget": 8000, "cost_usd": 2.0},
-                          {"label": "b", "counter": "chars4", "budget": 8000, "cost_usd": 1.0}])
+    costs = pd.DataFrame([{"label": "a", "counter": "chars4", "window": 8000, "cost_usd": 2.0},
+                          {"label": "b", "counter": "chars4", "window": 8000, "cost_usd": 1.0}])
     choice = recommend(frontier(df, REF, costs, input_price=1e-6))
     assert choice is not None and choice.label == "b" and "dollars" in choice.evidence
 

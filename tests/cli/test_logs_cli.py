@@ -360,3 +360,12 @@ def test_recommend_from_an_agent_replays_its_newest_sessions(agent_home, tmp_pat
         results = frames.results(con, store.resolve_run(con, None), mode="per-turn")
     [newest] = load_conversations(f"codex:{agent_home['codex'][0]}")
     assert set(results["conversation_id"]) == {newest.id} and set(results["label"]) == {"noop", "window_guard"}
+
+
+def test_compactions_lines_up_the_agents_preset_with_the_real_claude_code_sessions():
+    result = invoke("compactions", REALLOGS / "claude_code")
+    assert result.exit_code == 0, result.output
+    line_up = result.output.split("Where the agent's own preset compacts", 1)[1]
+    rows = [line for line in line_up.splitlines() if "claude_code" in line]
+    assert len(rows) == 2 and all("recorded usage" in r and "+0 /" in r for r in rows)
+    assert "62 / 135 / 170,251" in line_up and "128 / 302 / 167,117" in line_up

@@ -25,11 +25,11 @@ def run(*args: str):
 
 def test_replay_runs_compare_and_sql(tmp_path, source):
     db = str(tmp_path / "c.duckdb")
-    a = run("replay", source, "--db", db, "--strategy", "window_guard", "--budget", "700", "--workers", "0",
+    a = run("replay", source, "--db", db, "--strategy", "window_guard", "--window", "700", "--workers", "0",
             "--name", "small")
     assert a.exit_code == 0, a.output
     assert "small" in a.output and "window_guard" in a.output and "fit o200k" in a.output
-    b = run("replay", source, "--db", db, "--strategy", "window_guard", "--budget", "700", "--workers", "0",
+    b = run("replay", source, "--db", db, "--strategy", "window_guard", "--window", "700", "--workers", "0",
             "--counter", "seed", "--reference", "o200k_base", "--reference", "cl100k_base", "--name", "seeded")
     assert b.exit_code == 0, b.output
     assert "chars3" in b.output and "fit cl100k" in b.output
@@ -41,7 +41,11 @@ def test_replay_runs_compare_and_sql(tmp_path, source):
     q = run("sql", "SELECT counter, count(*) AS n FROM results GROUP BY counter ORDER BY counter", "--db", db)
     assert q.exit_code == 0 and "chars3" in q.output
     bad = run("sql", "SELECT nope FROM results", "--db", db)
-    assert bad.exit_code == 1 and "query failed" in bad.output
+    assert bad.exit_code == 1 and "query failed" in bad.output and "hint" not in bad.output
+    bare = run("sql", "SELECT window, count(*) FROM results GROUP BY window", "--db", db)
+    assert bare.exit_code == 1 and 'write "window" or qualify it, r.window' in bare.output
+    for ok in ('SELECT "window", count(*) AS n FROM results GROUP BY ALL', "SELECT r.window FROM results r"):
+        assert run("sql", ok, "--db", db).exit_code == 0, ok
 
 
 def test_replay_errors_are_one_line(tmp_path, source):

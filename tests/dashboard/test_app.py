@@ -65,16 +65,16 @@ def table_values(at: AppTest) -> list:
     return at.dataframe[0].value.to_dict("records")
 
 
-def test_budget_slider_changes_the_comparison_table(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
+def test_window_slider_changes_the_comparison_table(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
     at = open_app(monkeypatch, demo_db, "comparison")
-    slider = at.select_slider(key="budget")
+    slider = at.select_slider(key="window")
     first = table_values(at)
-    assert {row["budget"] for row in first} == {slider.value}
+    assert {row["window"] for row in first} == {slider.value}
     other = 2000 if slider.value != 2000 else 8000
     slider.set_value(other).run()
     no_errors(at)
     second = table_values(at)
-    assert {row["budget"] for row in second} == {other}
+    assert {row["window"] for row in second} == {other}
     assert [r["retained_ratio"] for r in first] != [r["retained_ratio"] for r in second]
 
 
@@ -97,12 +97,12 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def test_explorer_budget_changes_what_is_kept(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
+def test_explorer_window_changes_what_is_kept(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
     at = open_app(monkeypatch, demo_db, "explorer")
     choose(at, "variant", "sliding_window [o200k_base]")
-    at.slider(key="explorer_budget").set_value(1000).run()
+    at.slider(key="explorer_window").set_value(1000).run()
     tight = metrics(at)
-    at.slider(key="explorer_budget").set_value(at.slider(key="explorer_budget").max).run()
+    at.slider(key="explorer_window").set_value(at.slider(key="explorer_window").max).run()
     loose = metrics(at)
     no_errors(at)
     assert int(tight["dropped"]) > int(loose["dropped"])
@@ -113,7 +113,7 @@ def test_explorer_budget_changes_what_is_kept(demo_db: Path, monkeypatch: pytest
 def test_explorer_parameters_rerun_the_strategy(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
     at = open_app(monkeypatch, demo_db, "explorer")
     choose(at, "variant", "sliding_window")
-    at.slider(key="explorer_budget").set_value(at.slider(key="explorer_budget").max).run()
+    at.slider(key="explorer_window").set_value(at.slider(key="explorer_window").max).run()
     before = metrics(at)["tokens"]
     cap = next(n for n in at.number_input if n.label == "max_chars_per_message")
     cap.set_value(200).run()
@@ -148,8 +148,8 @@ def test_run_choice_follows_across_pages(tmp_path: Path, monkeypatch: pytest.Mon
 
     db = tmp_path / "two-runs.duckdb"
     ids = {}
-    for name, budgets in (("older", [2000]), ("newer", [4000])):
-        ids[name] = replay(ReplayConfig(["sample:chats"], ["window_guard"], budgets, db=str(db), workers=0, limit=1, name=name,
+    for name, windows in (("older", [2000]), ("newer", [4000])):
+        ids[name] = replay(ReplayConfig(["sample:chats"], ["window_guard"], windows, db=str(db), workers=0, limit=1, name=name,
                            estimators=(), quality=False)).run_id
     at = open_app(monkeypatch, db)
     assert at.selectbox(key="run").value == ids["newer"]  # newest by default
@@ -157,7 +157,7 @@ def test_run_choice_follows_across_pages(tmp_path: Path, monkeypatch: pytest.Mon
     at.switch_page("views/comparison.py").run()
     no_errors(at)
     assert at.selectbox(key="run").value == ids["older"]
-    assert {row["budget"] for row in table_values(at)} == {2000}
+    assert {row["window"] for row in table_values(at)} == {2000}
 
 
 def test_cli_dashboard_starts_streamlit_headless_on_localhost(demo_db: Path, tmp_path: Path,
@@ -190,7 +190,7 @@ def test_policy_page_shows_the_front_and_the_recommendation(demo_db: Path, monke
     window = at.select_slider(key="policy_window").value
     with store.reading(demo_db) as con:
         results = frames.results(con, store.resolve_run(con, None))
-    expected = recommend(frontier(results[results["budget"] == window], "o200k_base"))
+    expected = recommend(frontier(results[results["window"] == window], "o200k_base"))
     assert expected is not None and f"Recommended: {expected.label}" in at.success[0].value.replace("\\", "")
     shown = at.dataframe[0].value
     assert set(shown["label"]) == set(results[results["mode"] == "per-turn"]["label"])
@@ -199,7 +199,7 @@ def test_policy_page_shows_the_front_and_the_recommendation(demo_db: Path, monke
     smallest = min(at.select_slider(key="policy_window").options, key=int)
     at.select_slider(key="policy_window").set_value(int(smallest)).run()
     no_errors(at)
-    assert (at.dataframe[0].value["budget"] == int(smallest)).all()
+    assert (at.dataframe[0].value["window"] == int(smallest)).all()
 
 
 def test_policy_front_by_dollars_uses_the_cost_front(demo_db: Path, monkeypatch: pytest.MonkeyPatch):

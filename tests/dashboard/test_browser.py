@@ -1,5 +1,5 @@
 """The dashboard in a real headless Chromium (`make test-browser`): every page loads, screenshots
-are saved to ``screenshots/`` (env ``CTXLAB_SCREENSHOTS`` overrides), and moving the budget
+are saved to ``screenshots/`` (env ``CTXLAB_SCREENSHOTS`` overrides), and moving the window
 slider with the keyboard changes the numbers shown."""
 
 from __future__ import annotations
@@ -112,6 +112,10 @@ def test_xss_conversation_stays_text(server: str, page: object):
     page.wait_for_function("() => [...document.querySelectorAll('input[role=combobox]')]"
                            ".some(e => e.value.includes('xss-<script>'))", timeout=RENDER_TIMEOUT_MS)
     page.wait_for_timeout(1500)  # the rerun with the new conversation
+    # A strategy that writes a summary at the default budget (the first variant may not compact).
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Strategy [counter]").first.click()
+    page.get_by_role("option").filter(has_text="codex [").first.click()
+    page.wait_for_timeout(1500)
     expander = page.locator('[data-testid="stExpander"]').filter(has_text="added").first
     expander.locator("summary").click()
     expander.get_by_text("<script>alert(1)</script>", exact=False).first.wait_for(timeout=RENDER_TIMEOUT_MS)
@@ -138,10 +142,10 @@ def move_slider(page: object, metric_label: str, slider_name: str, key: str, wai
     return slider.get_attribute("aria-valuetext")
 
 
-def test_budget_slider_keyboard_changes_numbers(server: str, page: object):
+def test_window_slider_keyboard_changes_numbers(server: str, page: object):
     open_page(page, f"{server}/comparison", "Mean retained ratio")
-    budget = move_slider(page, "Mean retained ratio", "Budget (tokens)", "ArrowLeft")
-    page.get_by_text(f"At {int(budget):,} tokens").wait_for()
+    window = move_slider(page, "Mean retained ratio", "Window (tokens)", "ArrowLeft")
+    page.get_by_text(f"At {int(window):,} tokens").wait_for()
     page.screenshot(path=str(shots() / "comparison-after-slider.png"), full_page=True)
 
 

@@ -39,8 +39,8 @@ def test_the_agent_and_each_strategy_are_scored_at_the_same_cut_and_size():
     assert agent.summary == record.summary and agent.summary_tokens == o200k.count(record.summary)
     assert agent.recorded_tokens_before == record.tokens_before and agent.error is None
     for row in (compaction, window):
-        assert row.budget == agent.tokens_after and row.counter == "o200k_base"
-        assert row.fits and row.tokens_after <= row.budget
+        assert row.window == agent.tokens_after and row.counter == "o200k_base"
+        assert row.fits and row.tokens_after <= row.window
     assert compaction.summary and compaction.summary_tokens == o200k.count(compaction.summary)
     assert window.summary is None
     # Every candidate is scored against the same facts: those of the whole replaced region.
@@ -61,7 +61,7 @@ def test_an_agent_that_keeps_recent_messages_is_scored_with_them():
     assert (agent.cut_index, agent.at_index) == (record.index, record.at)
     assert agent.tokens_before == o200k.count_messages(conversation.messages[:record.at])
     assert agent.tokens_after > agent.summary_tokens + sum(o200k.count_message(m) for m in kept)
-    assert all(r.budget == agent.tokens_after for r in rows[1:])
+    assert all(r.window == agent.tokens_after for r in rows[1:])
     summary_only = recorded_compaction_rows(
         with_compactions(conversation, [{**conversation.meta["compactions"][0], "index": record.at}]), o200k, ())[0]
     assert summary_only.facts_total == agent.facts_total and summary_only.facts_kept < agent.facts_kept

@@ -40,8 +40,8 @@ def test_real_fit_can_differ_from_the_estimate():
     messages = [msg("user", text, "u")]
     estimate = metrics.request_tokens(get_counter("chars4"), messages)
     real = metrics.request_tokens(get_counter("o200k_base"), messages)
-    budget = estimate + 10
-    assert metrics.fits(estimate, budget) and not metrics.fits(real, budget)
+    window = estimate + 10
+    assert metrics.fits(estimate, window) and not metrics.fits(real, window)
 
 
 def test_accounting_counts_kept_truncated_dropped_and_added():

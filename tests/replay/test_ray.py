@@ -8,7 +8,7 @@ from ctxlab import store
 from ctxlab.replay import ReplayConfig, replay
 
 pytest.importorskip("ray")
-COLUMNS = ("dataset, seq, unit, conversation_id, label, counter, budget, mode, turn, tokens_before, tokens_after, "
+COLUMNS = ('dataset, seq, unit, conversation_id, label, counter, "window", mode, turn, tokens_before, tokens_after, '
            "retained_ratio, fits, messages_kept, messages_dropped, tool_pairs_intact, fact_recall, status")
 
 

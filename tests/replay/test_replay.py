@@ -43,8 +43,8 @@ def test_final_mode_and_references(tmp_path, small_input):
     assert (s.conversations, s.units, s.errors) == (4, 16, 0)
     assert query(db, "SELECT count(*) FROM results")[0][0] == 32
     assert query(db, "SELECT DISTINCT turn, mode FROM results") == [(-1, "final")]
-    # noop at a small budget overflows under every tokenizer; at a huge one everything fits.
-    fits = dict(query(db, "SELECT budget, bool_and(fits_reference) FROM results WHERE strategy = 'noop' GROUP BY 1"))
+    # noop at a small window overflows under every tokenizer; at a huge one everything fits.
+    fits = dict(query(db, "SELECT r.window, bool_and(fits_reference) FROM results r WHERE strategy = 'noop' GROUP BY 1"))
     assert fits == {500: False, 100_000: True}
     assert query(db, "SELECT bool_and(tool_pairs_intact), bool_and(system_kept) FROM result_rows")[0] == (True, True)
     tokens = json.loads(query(db, "SELECT tokens FROM conversations LIMIT 1")[0][0])
@@ -84,11 +84,11 @@ def test_rerun_resumes_and_a_bigger_limit_extends(tmp_path, small_input):
     assert first.run_id == second.run_id and (second.conversations, second.resumed) == (2, 2)
     assert query(db, "SELECT count(*), count(DISTINCT seq) FROM result_rows")[0] == (4, 4)
     other = replay(ReplayConfig(small_input, ["noop"], [2000], db=db, workers=0, estimators=()))
-    assert other.run_id != first.run_id  # a different budget is a different run
+    assert other.run_id != first.run_id  # a different window is a different run
 
 
 def test_local_pool_matches_in_process(tmp_path, small_input):
-    cols = "dataset, seq, unit, label, budget, mode, turn, tokens_before, tokens_after, fits, fact_recall"
+    cols = 'dataset, seq, unit, label, "window", mode, turn, tokens_before, tokens_after, fits, fact_recall'
     out = {}
     for workers in (0, 2):
         db = str(tmp_path / f"w{workers}.duckdb")

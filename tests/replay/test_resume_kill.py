@@ -15,7 +15,7 @@ from ctxlab import store
 from tests.replay.helpers import agent_record, write_jsonl
 
 ARGS = ["--strategy", "window_guard", "--strategy", "sliding_window",
-        "--budget", "600", "--budget", "3000", "--mode", "both", "--workers", "2", "--no-quality"]
+        "--window", "600", "--window", "3000", "--mode", "both", "--workers", "2", "--no-quality"]
 
 
 def cli(db: str, source: str) -> list[str]:

@@ -15,7 +15,8 @@ from ctxlab.strategies import STRATEGIES, StrategySpec, get_strategy, strategy_p
 from ctxlab.strategies.base import CompressionResult
 from ctxlab.strategies.mechanics.cuts import head_end, snap, turn_start
 from ctxlab.strategies.mechanics.mask import clear_tool_results
-from ctxlab.strategies.mechanics.voices import VOICES, render, to_canonical, unwrap_voice
+from ctxlab.strategies.mechanics.shaped import render, to_canonical
+from ctxlab.strategies.mechanics.voices import VOICES, unwrap_voice
 from ctxlab.strategies.policy import Policy, Source, orphan_rate, orphans, preset
 from ctxlab.strategies.trigger import Trigger, window_of
 from ctxlab.summarize.sections import parse_summary
@@ -184,9 +185,12 @@ def test_voices_render_and_read_back_their_sections() -> None:
 def test_strategies_details_shows_changed_parameters_and_sources() -> None:
     result = CliRunner().invoke(app, ["strategies", "--details"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
-    line = next(x for x in result.output.splitlines() if "trigger='reserve'" in x)
+    line = next(x for x in result.output.splitlines() if "trigger_reserve=16384" in x)  # pi's row
     assert "keep_tokens=20000" in line and "mask_keep" not in line  # only what pi changes
     assert "badlogic/pi-mono" in result.output and "inspect_ai 0.3.285" in result.output
+    for source in ("google-gemini/gemini-cli", "anomalyco/opencode", "cline/cline", "Aider-AI/aider", "block/goose",
+                   "letta-ai/letta"):
+        assert source in result.output
 
 
 def test_a_policy_leaves_a_conversation_under_its_trigger_unchanged() -> None:

@@ -55,3 +55,35 @@ def test_langchain_counters_match_count_tokens_approximately(messages: tuple[Mes
         assert [counter.count_message(m) for m in messages] == [
             count_tokens_approximately([m], chars_per_token=cpt) for m in lc]
         assert counter.count_messages(messages) == count_tokens_approximately(lc, chars_per_token=cpt)
+
+
+def test_gemini_counts_ascii_quarters_other_units_one_and_a_half_and_responses_as_json() -> None:
+    """tokenCalculation.ts estimateTokenCountSync: floor(ASCII / 4 + other UTF-16 units x 1.5); above
+    100,000 characters just length / 4; a function response is (name + JSON.stringify(response)) / 4."""
+    gemini = get_counter("gemini_chars4")
+    assert gemini.count("abcdefg") == 1 and gemini.count("中文") == 3 and gemini.count("😀") == 3
+    assert gemini.count("中" * 100_001) == 25_000
+    result = Message("tool", 'say "hi"', id="t", tool_call_id="c1", name="shell")
+    assert gemini.count_message(result) == (5 + len('{"output":"say \\"hi\\""}')) // 4
+    call = Message("assistant", "ok", id="a", tool_calls=(CALL,))
+    part = '{"functionCall":{"name":"read_file","args":{"path":"src/a.py","lines":[1,2]}}}'
+    assert gemini.count_message(call) == math.floor(2 / 4 + len(part) / 4)
+
+
+def test_cline_counts_the_ceiling_of_its_json_over_three_at_least_one() -> None:
+    """tokens.ts estimateTokens(JSON.stringify(message).length): max(1, ceil(chars / 3))."""
+    cline = get_counter("cline_json3")
+    assert cline.count_message(Message("user", "hello", id="u")) == math.ceil(len('{"role":"user","content":"hello"}') / 3)
+    result = Message("tool", "42", id="t", tool_call_id="c1")
+    shape = '{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"42"}]}'
+    assert cline.count_message(result) == math.ceil(len(shape) / 3)
+    assert cline.count("") == 0 and cline.count("a") == 1
+    tools = [{"name": "read_files"}]
+    assert cline.overhead(tools) == math.ceil(len('[{"name":"read_files"}]') / 3)
+
+
+def test_opencode_rounds_chars_over_four_halves_up() -> None:
+    """util/token.ts Token.estimate: Math.max(0, Math.round(length / 4))."""
+    opencode = get_counter("opencode_chars4")
+    assert [opencode.count("x" * n) for n in (1, 2, 5, 6, 8)] == [0, 1, 1, 2, 2]
+    assert opencode.count_message(Message("tool", "x" * 4000, id="t", tool_call_id="c")) == 1000

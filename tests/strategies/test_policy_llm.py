@@ -7,6 +7,7 @@ import pytest
 
 from ctxlab.strategies import get_strategy
 from ctxlab.summarize import agent_prompts as ap
+from ctxlab.summarize import agent_prompts_late as lp
 from ctxlab.summarize import get_summarizer
 from ctxlab.summarize.cache import MemoryCache
 from tests.builders import Convo
@@ -38,13 +39,17 @@ def fake(tmp_path, monkeypatch):
     ("langchain_summarization", {"keep_messages": 3}, ap.LANGCHAIN_SUMMARY_PROMPT.split("{messages}")[0]),
     ("openhands", {"trigger_events": 8}, ap.OPENHANDS_PROMPT_HEAD),
     ("inspect_summary", {}, ap.INSPECT_SUMMARY_PROMPT.format(addendums="")),
+    ("opencode", {}, lp.OPENCODE_PROMPT),
+    ("cline", {"keep_tokens": 10}, lp.CLINE_SYSTEM_PROMPT),
+    ("goose", {}, lp.GOOSE_COMPACTION_PROMPT.split("{messages}")[0]),
+    ("letta", {"evict_share": 0.1}, lp.LETTA_SLIDING_PROMPT),
 ])
 def test_each_preset_sends_its_agents_prompt(fake, name: str, params: dict, prompt: str) -> None:
     server, engine = fake(reply="GOAL: port the loader")
     r = get_strategy(name, summarizer=engine, **params).compress(SESSION, 300, counter="o200k_base")
     sent = server.prompts()
     assert len(sent) == 1 and prompt.strip() in sent[0] and "Loader ported." in sent[0]
-    assert r.summary == "GOAL: port the loader"
+    assert r.summary.split("\n\n## Files\n")[0] == "GOAL: port the loader"  # Cline appends its files
     (call,) = [e.payload for e in r.events if e.name == "summary_call"]
     assert (call["input_tokens"], call["output_tokens"], call["error"]) == (1200, 150, None)
 
@@ -74,6 +79,11 @@ def test_a_failed_call_falls_back_to_the_offline_summary_in_the_agents_shape(fak
 def test_offline_summaries_take_each_agents_sections() -> None:
     firsts = {name: get_strategy(name, **params).compress(SESSION, 300, counter="o200k_base").summary.splitlines()[0]
               for name, params in [("codex", {}), ("langchain_summarization", {"keep_messages": 3}),
-                                   ("openhands", {"trigger_events": 8}), ("inspect_summary", {})]}
+                                   ("openhands", {"trigger_events": 8}), ("inspect_summary", {}),
+                                   ("gemini_cli", {}), ("opencode", {}), ("cline", {"keep_tokens": 10}),
+                                   ("aider", {"trigger_min_tokens": 0}), ("goose", {}), ("letta", {"evict_share": 0.1})]}
+    assert firsts.pop("aider").startswith("Port the config loader to TOML.")  # prose: paragraphs, no headers
     assert firsts == {"codex": "## Goal / user objective", "langchain_summarization": "## SESSION INTENT",
-                      "openhands": "USER_CONTEXT:", "inspect_summary": "1. Primary Request and Intent:"}
+                      "openhands": "USER_CONTEXT:", "inspect_summary": "1. Primary Request and Intent:",
+                      "gemini_cli": "<state_snapshot>", "opencode": "## Goal", "cline": "## Goal",
+                      "goose": "## Goal", "letta": "## High level goals"}

@@ -169,6 +169,10 @@ REGISTERED = sorted(p for p, e in KNOBS.items() if not e.pending)
 @pytest.mark.parametrize("window", [8_000, 64_000, 200_000])
 def test_every_grid_point_builds_its_preset(preset, window):
     entry = knobs_for(preset)
+    if preset == "anthropic_compaction" and window < 50_000:  # the API refuses a trigger under 50,000
+        with pytest.raises(CtxlabError, match="nothing to search at a window of 8,000"):
+            dimensions(entry, window)
+        return
     for dim in dimensions(entry, window):
         for x in dim.grid():
             params = setting(preset, window, {dim.name: x}).params

@@ -48,13 +48,16 @@ EXPECTED = {
                                        "context_management.edits.0.trigger.value"},
     ("gemini_cli", "json"): {"model.compressionThreshold",
                              "contextManagement.tools.outputMasking.protectionThresholdTokens",
-                             "contextManagement.tools.outputMasking.minPrunableThresholdTokens"},
+                             "contextManagement.tools.outputMasking.minPrunableThresholdTokens",
+                             "contextManagement.tools.outputMasking.protectLatestTurn"},
     ("opencode", "json"): {"$schema", "compaction.auto", "compaction.prune", "compaction.reserved"},
     ("aider", "yaml"): {"max-chat-history-tokens"},
     ("aider", "cli"): {"--max-chat-history-tokens"},
     ("aider", "env"): {"AIDER_MAX_CHAT_HISTORY_TOKENS"},
     ("goose", "env"): {"GOOSE_AUTO_COMPACT_THRESHOLD"},
     ("goose", "yaml"): {"GOOSE_AUTO_COMPACT_THRESHOLD"},
+    ("cline", "json"): {"compaction.enabled", "compaction.strategy", "compaction.preserveRecentTokens"},
+    ("letta", "json"): {"compaction_settings.mode", "compaction_settings.sliding_window_percentage"},
 }
 IMPORTS = {"langchain_summarization": "langchain.agents.middleware", "langchain_clear_tool_uses":
            "langchain.agents.middleware", "langchain_trim": "langchain_core.messages",
@@ -194,10 +197,20 @@ def test_inspect_threshold_keeps_its_type():
         "trigger": "tokens", "trigger_tokens": 2}  # a float above 1.0 is int(threshold) tokens
 
 
-def test_a_pending_preset_renders_the_agents_defaults():
+def test_the_late_2026_presets_render_their_agents_defaults():
     text = render_snippets("goose", {}, WINDOW)[0].text
     assert text == "export GOOSE_AUTO_COMPACT_THRESHOLD=0.8"
     assert render_snippets("aider", {}, WINDOW)[0].text == "max-chat-history-tokens: 4000"  # 64000 / 16
+    assert parse_snippet("aider", "max-chat-history-tokens: 2048", WINDOW) == {"trigger": "tokens",
+                                                                            "trigger_tokens": 2048}
+    opencode = json.loads(render_snippets("opencode", {"trigger_reserve": 30_000, "trigger_reply": 0}, WINDOW)[0].text)
+    assert opencode["compaction"] == {"auto": True, "prune": True, "reserved": 30_000}
+    assert parse_snippet("opencode", '{"compaction": {"reserved": 30000, "prune": false}}', WINDOW) == {
+        "trigger": "reserve", "trigger_reserve": 30_000, "trigger_reply": 0, "prune": False}
+    gemini = json.loads(render_snippets("gemini_cli", {"prune_skip_messages": 1}, WINDOW)[0].text)
+    assert gemini["contextManagement"]["tools"]["outputMasking"]["protectLatestTurn"] is False
+    assert json.loads(render_snippets("letta", {}, WINDOW)[0].text) == {"compaction_settings": {
+        "mode": "sliding_window", "sliding_window_percentage": 0.3}}
 
 
 @pytest.mark.parametrize(("preset", "text", "kind", "message"), [

@@ -102,6 +102,25 @@ def delta_spans(conversation: Conversation) -> list[Span]:
     return [_off_the_line(span, spans[i - 1] if i else None) for i, span in enumerate(spans)]
 
 
+def calls_before_compaction(conversation: Conversation) -> list[tuple[int, int, int]]:
+    """``(index, prompt_tokens, output_tokens)`` of the recorded calls whose prompt was the
+    conversation's own ``messages[:index]`` (plus what the log leaves out: system prompt, tools),
+    ordered by index: every call with an index and a prompt count that came before the first
+    recorded compaction took effect (its ``at``; later prompts held the agent's summary instead),
+    calls whose counts measure no messages (``no_delta``) left out. A missing output count is 0."""
+    meta = conversation.meta or {}
+    cuts = _ints(_first(c.get("at"), c.get("index")) for c in meta.get("compactions") or () if isinstance(c, Mapping))
+    first_cut = min(cuts, default=len(conversation.messages) + 1)
+    out = []
+    for record in meta.get("provider_calls") or ():
+        call = _call(record) if isinstance(record, Mapping) else None
+        if call is None or call.no_delta or call.index is None or call.prompt_tokens is None:
+            continue
+        if 0 <= call.index < first_cut:
+            out.append((call.index, call.prompt_tokens, _int(record.get("output_tokens")) or 0))
+    return sorted(out)
+
+
 def _off_the_line(span: Span, before: Span | None) -> Span:
     """A pair whose earlier call was itself not an extension of its predecessor (that pair shrank:
     overlapping requests, a restarted agent) measures against a prompt off the conversation's line.

@@ -8,11 +8,14 @@ numbers) and returns indices, replacements or text; none reads a strategy's para
 - `fit`: keeping the newest whole units that fit a budget, recounting rewritten messages;
 - `budget`: bringing a context down to a share of its window, cheapest losses first;
 - `cuts`: the kept head, where a cut may fall (snaps), the turn a cut splits;
-- `truncate`, `mask`, `trail`: rewriting long messages and old tool outputs;
-- `summary`: the summarizer engine, summarizing a fold, the summary message and where it goes;
+- `truncate`, `mask`, `prune`, `trail`: rewriting long messages and old tool outputs;
+- `summary`, `notes`: the summarizer engine, summarizing a fold, the summary message, the messages
+  its voice puts around it and where they go;
 - `integrity`: orphaned tool calls and results, pinned messages a result lost;
-- `voices`, `agent_llm`: each agent's summary conventions and LLM requests;
-- agent-specific pieces: `codex_handoff`, `langchain_trim`, `openhands_events`.
+- `voices`, `voice_styles`, `shaped`, `agent_llm`, `agent_requests`: each agent's summary
+  conventions, the offline summary in its shape, and its LLM requests;
+- agent-specific pieces: `codex_handoff`, `langchain_trim`, `openhands_events`, `gemini_history`,
+  `cline_cut`, `aider_split`, `letta_evict`, `goose_middle_out`.
 
 The names of `context` (and the text clipping of ``ctxlab.tokens.clip``) are re-exported here.
 """

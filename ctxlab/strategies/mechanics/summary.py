@@ -8,7 +8,13 @@ goes where the agent puts it (`place`):
 - ``after_head``: right after the kept head (pi-mono, LangChain: first after the system prompt);
 - ``cut``: where the forgotten range began (OpenHands ``summary_offset``), never before the system
   prompt;
-- ``end``: after everything kept (Codex, inspect_ai).
+- ``end``: after everything kept (Codex, inspect_ai, opencode).
+
+What the summarizer reads follows the agent too: a voice may cut tool results first (Cline's
+2,000 characters), and an input over ``input_tokens`` is cut to its newest tokens (LangChain's
+``trim_messages``) or loses tool responses from the middle outward (goose, `goose_middle_out`). The
+summary placed may be several messages (`notes.notes`: opencode's prelude and postlude, an
+acknowledgement).
 """
 
 from __future__ import annotations
@@ -19,10 +25,14 @@ from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
+from ctxlab.strategies.base import SUMMARY_CALL, Event
+from ctxlab.strategies.mechanics import cline_cut
 from ctxlab.strategies.mechanics.agent_llm import AgentLLM
 from ctxlab.strategies.mechanics.context import system_prefix
+from ctxlab.strategies.mechanics.goose_middle_out import fit_input
 from ctxlab.strategies.mechanics.langchain_trim import trim_last
-from ctxlab.strategies.mechanics.voices import VOICES, Shaped, Voice, unwrap_voice
+from ctxlab.strategies.mechanics.shaped import Shaped
+from ctxlab.strategies.mechanics.voices import VOICES, Voice, unwrap_voice, wrap
 from ctxlab.summarize import Summarizer, SummaryResult, get_summarizer
 from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize.llm import LLMSummarizer
@@ -32,6 +42,7 @@ from ctxlab.summarize.toolcalls import file_operations
 from ctxlab.tokens import TokenCounter
 
 PLACEMENTS = ("after_head", "cut", "end")
+REDUCTIONS = ("oldest", "middle_out")  # how an input over input_tokens is cut (LangChain, goose)
 Calls = list[tuple[str, SummaryResult]]
 
 
@@ -52,21 +63,25 @@ class Limits(NamedTuple):
         input_tokens: the summarizer reads only the newest this many tokens of the fold (0: all of it;
             LangChain trims what it sends).
         input_counter: the counter `input_tokens` are measured with.
+        reduce: how an input over `input_tokens` is cut: ``oldest`` (its newest tokens are read)
+            or ``middle_out`` (goose: tool responses removed from the middle outward).
     """
 
     cap: int
     prefix_cap: int
     input_tokens: int = 0
     input_counter: TokenCounter | None = None
+    reduce: str = "oldest"
 
 
-def engine(spec: Any, voice: str) -> Summarizer:
-    """The summarizer: ``extractive`` shaped to the voice, or the LLM prompted as the agent."""
+def engine(spec: Any, voice: str, instructions: str = "") -> Summarizer:
+    """The summarizer: ``extractive`` shaped to the voice (which has no use for `instructions`), or
+    the LLM prompted as the agent, with the user's `instructions` where the agent takes them."""
     if isinstance(spec, str) and spec.split(":", 1)[0] == "extractive":
         return Shaped(VOICES[voice])
     built = get_summarizer(spec)
     if isinstance(built, LLMSummarizer) and voice in VOICES and voice != "ctxlab":
-        return AgentLLM(built, voice)
+        return AgentLLM(built, voice, instructions)
     return built
 
 
@@ -88,6 +103,8 @@ def summarize(messages: Sequence[Message], fold: Sequence[int], prefix: Sequence
         text = ap.PI_TURN_CONTEXT.format(history=history if chunk else ap.PI_NO_HISTORY, prefix=turn)
     if voice.file_tags:
         text += _file_tags([*chunk, *(messages[i] for i in prefix)], previous)
+    if voice.files_section and text:
+        text = cline_cut.files_for(text, chunk, previous)
     return Summary(text, tuple(calls), "; ".join(errors) or None)
 
 
@@ -99,8 +116,13 @@ def _inputs(messages: Sequence[Message], fold: Sequence[int], voice: Voice,
     if voice.merges:
         previous = "\n\n".join(m.text for m in chunk if m.mark == "summary") or None
         chunk = [m for m in chunk if m.mark != "summary"]
+    if voice.clip_results:
+        chunk = cline_cut.clip_results(chunk, voice.clip_results)
     if limits.input_tokens and limits.input_counter is not None:
-        chunk = [m for _, m in trim_last(chunk, limits.input_tokens, limits.input_counter, allow_partial=True)]
+        if limits.reduce == "middle_out":
+            chunk = fit_input(chunk, limits.input_tokens, limits.input_counter)[0]
+        else:
+            chunk = [m for _, m in trim_last(chunk, limits.input_tokens, limits.input_counter, allow_partial=True)]
     return chunk, previous
 
 
@@ -141,33 +163,48 @@ def _file_tags(messages: Sequence[Message], previous: str | None) -> str:
     return f"\n\n{block}" if block else ""
 
 
-def message(messages: Sequence[Message], text: str, sources: Sequence[int], voice: Voice) -> Message:
-    """The summary message in `voice`, standing for ``messages[sources]`` (and what they stood for)."""
+def billed_pass(input_tokens: int, output_tokens: int, model: str) -> Event:
+    """The `SUMMARY_CALL` event of a summarization pass the source bills although ctxlab wrote the
+    summary offline (Anthropic's compaction: an extra sampling iteration over the whole context),
+    marked ``estimated``: the input is the context it summarized, the output the summary."""
+    return Event(SUMMARY_CALL, {"part": "history", "model": model, "input_tokens": input_tokens,
+                                "output_tokens": output_tokens, "cost_usd": 0.0, "latency_ms": 0.0, "cached": False,
+                                "error": None, "estimated": True})
+
+
+def message(messages: Sequence[Message], text: str, sources: Sequence[int], voice: Voice, evicted: int = 0) -> Message:
+    """The summary message in `voice`, standing for ``messages[sources]`` (and what they stood for);
+    `evicted` is how many messages it takes the place of (Letta's note names it)."""
     ids = [s for i in sources for s in (*messages[i].source_ids, messages[i].id) if messages[i].mark == "summary"]
     ids += [messages[i].id for i in sources if messages[i].mark != "summary"]
     made = summary_message(text, list(dict.fromkeys(ids)), {m.id for m in messages})
-    return replace(made, content=voice.wrapper.format(summary=text))
+    return replace(made, role=voice.role, content=wrap(voice, text, evicted))
 
 
-def place(messages: Sequence[Message], keep: Iterable[int], replaced: Mapping[int, Message], summary: Message | None,
-          where: str, head: int, anchor: int | None) -> list[Message]:
-    """The kept messages in order with the summary inserted `where` (see the module docstring).
+def place(messages: Sequence[Message], keep: Iterable[int], replaced: Mapping[int, Message],
+          summary: Sequence[Message], where: str, head: int, anchor: int | None) -> list[Message]:
+    """The kept messages in order with the summary's messages inserted `where` (see the module docstring).
 
     Raises:
         CtxlabError: an unknown placement.
     """
     if where not in PLACEMENTS:
         raise CtxlabError(f"unknown placement {where!r} (valid: {', '.join(PLACEMENTS)})")
-    n = len(messages)
-    at = {"after_head": head, "end": n, "cut": max(anchor if anchor is not None else n, system_prefix(messages))}[where]
+    at = position(messages, where, head, anchor)
     out: list[Message] = []
-    pending = summary
+    pending = list(summary)
     for i in sorted(keep):
-        if pending is not None and i >= at:
-            out.append(pending)
-            pending = None
+        if pending and i >= at:
+            out += pending
+            pending = []
         out.append(replaced.get(i, messages[i]))
-    return out if pending is None else [*out, pending]
+    return [*out, *pending]
+
+
+def position(messages: Sequence[Message], where: str, head: int, anchor: int | None) -> int:
+    """The index the summary goes before (``len(messages)``: at the end)."""
+    n = len(messages)
+    return {"after_head": head, "end": n, "cut": max(anchor if anchor is not None else n, system_prefix(messages))}[where]
 
 
 def carried(messages: Sequence[Message], voice: Voice) -> str | None:
@@ -177,4 +214,6 @@ def carried(messages: Sequence[Message], voice: Voice) -> str | None:
     return unwrap_voice(voice, newest.text) if newest is not None else None
 
 
-__all__ = ["PLACEMENTS", "Limits", "Summary", "call", "carried", "engine", "message", "place", "summarize"]
+__all__ = ["PLACEMENTS", "REDUCTIONS", "Limits", "Summary", "billed_pass", "call", "carried", "engine", "message",
+           "place", "position",
+           "summarize"]

@@ -1,28 +1,31 @@
 """Each agent's summary "voice": the sections its prompt asks for and how its summary is wrapped.
 
 The offline extractive summarizer writes ctxlab's canonical sections
-(`ctxlab.summarize.sections`); `Shaped` renders them under the agent's own headers instead, so an
+(`ctxlab.summarize.sections`); `shaped.Shaped` renders them under the agent's own headers instead, so an
 offline pi summary reads like pi's (``## Goal``, ``## Constraints & Preferences`` ...) and an
-OpenHands one like OpenHands' (``USER_CONTEXT:``, ``COMPLETED:`` ...). Several canonical
-sections may share an agent section; an agent section maps back to the first of them, so a
-previous summary in an agent's shape is parsed back and merged like a canonical one.
+OpenHands one like OpenHands' (``USER_CONTEXT:``, ``COMPLETED:`` ...), a Gemini CLI one as a
+``<state_snapshot>``. Several canonical sections may share an agent section; an agent section maps
+back to the first of them, so a previous summary in an agent's shape is parsed back and merged like
+a canonical one.
+
+A voice also says how the summary travels: its wrapper (`wrap`; Letta's is a JSON ``system_alert``
+naming how many messages it replaced), its role (opencode's summary is the model's own answer), and
+the messages placed around it (`notes`): opencode's "What did we do so far?" before it and its
+continue prompt after it, the model's acknowledgement after Gemini CLI's, Aider's (only when nothing
+of the history follows) and goose's continuation (another text when a tool loop was under way).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import NamedTuple
 
-from ctxlab.messages import Message
+from ctxlab.strategies.mechanics import voice_styles as vs
 from ctxlab.summarize import agent_prompts as ap
+from ctxlab.summarize import agent_prompts_late as lp
 from ctxlab.summarize import sections as s
-from ctxlab.summarize.base import SummaryResult
-from ctxlab.summarize.extractive import ExtractiveSummarizer
 from ctxlab.summarize.message import unwrap
-from ctxlab.tokens import TokenCounter
-from ctxlab.tokens.clip import clip_to_tokens
 
 Shape = tuple[tuple[str, tuple[str, ...]], ...]  # (agent header, canonical sections), in render order
 
@@ -31,15 +34,28 @@ class Voice(NamedTuple):
     """An agent's summary conventions.
 
     Attributes:
-        wrapper: the summary message's content, ``{summary}`` standing for the summary.
+        wrapper: the summary message's content, ``{summary}`` standing for the summary (and
+            ``{evicted}`` for the number of messages it replaced).
         sections: the agent's sections; () keeps ctxlab's canonical ones.
-        style: ``markdown`` (``## Header``) or ``label`` (``HEADER:``).
+        style: ``markdown`` (``## Header``), ``label`` (``HEADER:``), ``xml`` (one element per
+            section in a ``<state_snapshot>``) or ``prose`` (one paragraph per section).
         file_tags: pi-mono's ``<read-files>``/``<modified-files>`` lists follow the summary, so the
             file sections are left out of the body.
         merges: a previous summary is merged by an update prompt (pi-mono); otherwise it is summarized
             again as part of the conversation (a rolling summary).
         empty: the summary when there is nothing to say.
         prefix_sections: the sections of a split turn's prefix summary (pi-mono).
+        role: the summary message's role.
+        prelude: a user message placed right before the summary ("": none).
+        postlude: a user message placed right after the summary and its acknowledgement.
+        ack: an assistant message placed right after the summary ("": none).
+        ack_in_loop: the acknowledgement instead when a tool loop follows the newest user message.
+        ack_alone: acknowledge only when nothing of the history is kept after the summary.
+        files_section: Cline's ``## Files`` block (``Read:``/``Modified:`` lists) ends the summary, so
+            the file sections are left out of the body.
+        clip_results: tool results reach the summarizer cut to this many characters (0: whole).
+        clip_suffix: what follows a summary clipped to ``summary_max_chars``.
+        alert: the wrapped note is packed as Letta's JSON ``system_alert``.
     """
 
     wrapper: str
@@ -49,10 +65,25 @@ class Voice(NamedTuple):
     merges: bool = False
     empty: str = ""
     prefix_sections: Shape = ()
+    role: str = "user"
+    prelude: str = ""
+    postlude: str = ""
+    ack: str = ""
+    ack_in_loop: str = ""
+    ack_alone: bool = False
+    files_section: bool = False
+    clip_results: int = 0
+    clip_suffix: str = ""
+    alert: bool = False
 
 
 G, C, D, R, M, X, E, P, N, K, T = (s.GOAL, s.CONSTRAINTS, s.DECISIONS, s.READ, s.MODIFIED, s.COMMANDS, s.ERRORS,
                                    s.PROGRESS, s.NEXT, s.CONTEXT, s.DETAILS)
+# The nine sections of inspect_ai's prompt (and Claude Code's): the extractive summarizer has no
+# list of every user message (6) nor a separate optional next step (9), so those stay out.
+_NINE: Shape = (("1. Primary Request and Intent", (G, C)), ("2. Key Technical Concepts", (D,)),
+                ("3. Files and Code Sections", (M, R, T)), ("4. Errors and fixes", (E,)), ("5. Problem Solving", (P,)),
+                ("7. Pending Tasks", (N,)), ("8. Current Work", (K, X)))
 # The details trail (`s.DETAILS`) goes under the header each agent's prompt asks for references in.
 VOICES: dict[str, Voice] = {
     "ctxlab": Voice(ap.PI_SUMMARY_WRAPPER, merges=True),
@@ -71,73 +102,50 @@ VOICES: dict[str, Voice] = {
     "openhands": Voice(ap.OPENHANDS_SUMMARY_WRAPPER, (
         ("USER_CONTEXT", (G, C)), ("COMPLETED", (P, D)), ("PENDING", (N,)), ("CURRENT_STATE", (K,)),
         ("CODE_STATE", (R, T)), ("TESTS", (E,)), ("CHANGES", (M, X))), style="label"),
-    "inspect": Voice(ap.INSPECT_SUMMARY_WRAPPER, (
-        ("1. Primary Request and Intent", (G, C)), ("2. Key Technical Concepts", (D,)),
-        ("3. Files and Code Sections", (M, R, T)), ("4. Errors and fixes", (E,)), ("5. Problem Solving", (P,)),
-        ("7. Pending Tasks", (N,)), ("8. Current Work", (K, X))), style="label"),
+    "inspect": Voice(ap.INSPECT_SUMMARY_WRAPPER, _NINE, style="label"),
+    "claude_code": Voice(ap.CLAUDE_CODE_SUMMARY_WRAPPER, _NINE, style="label"),
+    "anthropic": Voice(ap.ANTHROPIC_SUMMARY_WRAPPER),
+    "gemini": Voice(lp.GEMINI_SUMMARY_WRAPPER, (
+        ("overall_goal", (G,)), ("active_constraints", (C,)), ("key_knowledge", (D, K, E, T)),
+        ("artifact_trail", (M,)), ("file_system_state", (R,)), ("recent_actions", (X,)), ("task_state", (P, N))),
+        style="xml", ack=lp.GEMINI_ACK),
+    "opencode": Voice(lp.OPENCODE_SUMMARY_WRAPPER, (
+        ("Goal", (G,)), ("Instructions", (C,)), ("Discoveries", (D, K, E, T)), ("Accomplished", (P, N)),
+        ("Relevant files / directories", (M, R, X))), role="assistant", prelude=lp.OPENCODE_PRELUDE,
+        postlude=lp.OPENCODE_CONTINUE),
+    "cline": Voice(lp.CLINE_SUMMARY_WRAPPER, (
+        ("Goal", (G,)), ("State", (P,)), ("Highlights", (C, D, K, E, X, T)), ("Next", (N,))), merges=True,
+        files_section=True, clip_results=2000),
+    "aider": Voice(lp.AIDER_SUMMARY_WRAPPER, (
+        ("Goal", (G,)), ("Constraints", (C,)), ("Decisions", (D,)), ("Progress", (P,)), ("Files", (M, R)),
+        ("Commands", (X, E)), ("Context", (K, T)), ("Next", (N,))), style="prose", ack=lp.AIDER_ACK, ack_alone=True),
+    "goose": Voice(lp.GOOSE_SUMMARY_WRAPPER, (
+        ("Goal", (G,)), ("Constraints & Preferences", (C,)), ("Progress", (P, M)), ("Key Decisions", (D,)),
+        ("Next Steps", (N,)), ("Critical Context", (K, R, X, E, T))), ack=lp.GOOSE_CONVERSATION_CONTINUATION,
+        ack_in_loop=lp.GOOSE_TOOL_LOOP_CONTINUATION),
+    "letta": Voice(lp.LETTA_SUMMARY_WRAPPER, (
+        ("High level goals", (G, C)), ("What happened", (P, D, X, N)), ("Important details", (M, R, T)),
+        ("Errors and fixes", (E,)), ("Lookup hints", (K,))), clip_suffix=lp.LETTA_TRUNCATION_SUFFIX, alert=True),
 }
-_LABEL = re.compile(r"^\s*(?:#{1,6}\s*)?(.+?)\s*:?\s*$")
-
-
-def render(voice: Voice, items: Mapping[str, Sequence[str]], shape: Shape | None = None) -> str:
-    """Canonical section items under the voice's headers (canonical rendering without a shape)."""
-    shape = voice.sections if shape is None else shape
-    if not shape:
-        return s.render(items)
-    blocks = []
-    for header, canonical in shape:
-        lines = list(dict.fromkeys(i for name in canonical for i in s.lines_of(name, items.get(name, ()))))
-        if lines:
-            title = f"## {header}" if voice.style == "markdown" else f"{header}:"
-            blocks.append("\n".join([title, *(f"- {line}" for line in lines)]))
-    return "\n\n".join(blocks)
-
-
-def to_canonical(voice: Voice, text: str) -> str:
-    """A summary in the voice's shape rewritten under canonical headers (for merging)."""
-    headers = {h.lower(): names[0] for h, names in (*voice.sections, *voice.prefix_sections)}
-    out = []
-    for line in text.splitlines():
-        match = _LABEL.match(line) if not line.lstrip().startswith(("-", "*", "<")) else None
-        name = headers.get(match.group(1).lower()) if match else None
-        out.append(f"## {name}" if name else line)
-    return "\n".join(out)
+def wrap(voice: Voice, summary: str, evicted: int = 0) -> str:
+    """The summary message's content in `voice` (`evicted`: how many messages it replaced)."""
+    text = voice.wrapper.format(summary=summary, evicted=evicted)
+    return vs.alert(text) if voice.alert else text
 
 
 def unwrap_voice(voice: Voice, content: str) -> str:
     """The summary inside a summary message written in `voice` (or ctxlab's wrapper)."""
-    head, _, tail = voice.wrapper.partition("{summary}")
-    if content.startswith(head) and content.endswith(tail):
-        return content[len(head):len(content) - len(tail)].strip()
-    return unwrap(content)
+    if voice.alert:
+        content = vs.alert_message(content) or content
+    match = _wrapper_pattern(voice.wrapper).match(content)
+    return match.group(1).strip() if match else unwrap(content)
 
 
-@dataclass(frozen=True)
-class Shaped:
-    """The extractive summarizer writing in an agent's voice (sections and their order)."""
+@lru_cache(maxsize=64)
+def _wrapper_pattern(wrapper: str) -> re.Pattern[str]:
+    head, _, tail = wrapper.partition("{summary}")
+    literal = [re.escape(part).replace(re.escape("{evicted}"), r"\d+") for part in (head, tail)]
+    return re.compile(f"{literal[0]}(.*){literal[1]}\\Z", re.DOTALL)
 
-    voice: Voice
-    name: str = ExtractiveSummarizer.kind
 
-    def summarize(self, messages: Sequence[Message], *, previous_summary: str | None = None,
-                  counter: TokenCounter, max_tokens: int) -> SummaryResult:
-        return self._run(messages, previous_summary, counter, max_tokens, self.voice.sections)
-
-    def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
-                              max_tokens: int) -> SummaryResult:
-        return self._run(messages, None, counter, max_tokens, self.voice.prefix_sections or self.voice.sections)
-
-    def _run(self, messages: Sequence[Message], previous: str | None, counter: TokenCounter, max_tokens: int,
-             shape: Shape) -> SummaryResult:
-        canonical = [replace(m, content=to_canonical(self.voice, m.text)) if m.mark == "summary" else m
-                     for m in messages]
-        previous = to_canonical(self.voice, previous) if previous else None
-        result = ExtractiveSummarizer().summarize(canonical, previous_summary=previous, counter=counter,
-                                                  max_tokens=max_tokens)
-        items = s.parse_summary(result.text)
-        if self.voice.file_tags:
-            items = {k: v for k, v in items.items() if k not in (s.READ, s.MODIFIED)}
-        text = render(self.voice, items, shape)
-        if counter.count(text) > max_tokens:  # agent headers can be longer than canonical ones
-            text = clip_to_tokens(text, max_tokens, counter, head_share=1.0)
-        return replace(result, text=text, output_tokens=counter.count(text))
+__all__ = ["Shape", "VOICES", "Voice", "unwrap_voice", "wrap"]

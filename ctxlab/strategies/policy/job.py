@@ -14,11 +14,13 @@ from ctxlab.tokens import TokenCounter
 
 @dataclass(frozen=True)
 class Job:
-    """One decision: the request, the messages a compaction pass works on and the window it sees."""
+    """One decision: the request, the messages a compaction pass works on, the window it sees and
+    how many passes came before this one (Aider's recursion depth, Letta's fallback)."""
 
     request: Request
     messages: tuple[Message, ...]
     window: int
+    depth: int = 0
     _counts: dict[str, list[int]] = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
@@ -44,5 +46,9 @@ class Job:
         return sum(self.counts(name)) + self.counter(name).overhead(self.request.tools)
 
     def again(self, messages: tuple[Message, ...]) -> Job:
-        """The next pass's job: the same request and window, other messages."""
-        return Job(self.request, messages, self.window)
+        """The next pass's job: the same request and window, other messages, one pass deeper."""
+        return Job(self.request, messages, self.window, self.depth + 1)
+
+    def pruned(self, messages: tuple[Message, ...]) -> Job:
+        """This pass's job over `messages` (outputs pruned before compacting), at the same depth."""
+        return Job(self.request, messages, self.window, self.depth)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ctxlab.strategies.mechanics.mask import Clearable
 from ctxlab.strategies.trigger import Trigger
 
 
@@ -21,8 +22,9 @@ class Head(NamedTuple):
 
 
 class Tail(NamedTuple):
-    """The kept tail (`ctxlab.strategies.policy.tails`): its kind, the counter it measures with, one
-    size per unit (each kind reads its own), and how a cut may fall."""
+    """The kept tail (`ctxlab.strategies.policy.tails`, `agent_tails`): its kind, the counter it
+    measures with, one size per unit (each kind reads its own), how a cut may fall, the budget of
+    whole tool outputs in the kept part (Gemini CLI) and the model's max output tokens (0: unknown)."""
 
     kind: str
     counter: str
@@ -35,29 +37,62 @@ class Tail(NamedTuple):
     split_turns: bool
     start_on_user: bool
     repair_orphans: bool
+    keep_char_share: float = 0.0
+    evict_share: float = 0.0
+    results_budget: int = 0
+    results_cut_chars: int = 0
+    max_output: int = 0
+
+
+class Prune(NamedTuple):
+    """Old tool outputs pruned behind a protected budget on every call (`mechanics.prune`): off
+    unless ``on``; the counter it measures outputs with and the placeholder they become."""
+
+    on: bool = False
+    protect: int = 0
+    minimum: int = 0
+    inclusive: bool = True
+    skip_messages: int = 0
+    skip_turns: int = 0
+    exempt: tuple[str, ...] = ()
+    counter: str = "request"
+    placeholder: str = ""
+    stop_at_pruned: bool = False
 
 
 class Middle(NamedTuple):
-    """What becomes of the middle (``drop``, ``mask``, ``summarize``) and the mask's settings."""
+    """What becomes of the middle (``drop``, ``mask``, ``summarize``) and the mask's settings: which
+    tools it may clear, the fewest tokens worth clearing, whether the cleared calls' inputs go too."""
 
     kind: str
     mask_keep: int
     mask_placeholder: str
     mask_order: str
+    tools: Clearable = Clearable()
+    at_least: int = 0
+    inputs: bool = False
 
 
 class Writing(NamedTuple):
-    """The summary: its voice, caps, the summarizer's input budget, and where it goes."""
+    """The summary: its voice, caps (tokens; characters, 0: none), the summarizer's input budget and
+    how an input over it is cut, where it goes, and whether the source bills its summarization pass
+    (an estimated ``summary_call`` when ctxlab makes none, for the model named)."""
 
     voice: str
     max_tokens: int
     prefix_max_tokens: int
     input_tokens: int
     placement: str
+    max_chars: int = 0
+    input_reduce: str = "oldest"
+    billed: bool = False
+    model: str = ""
 
 
 class Parts(NamedTuple):
-    """Every mechanic's arguments of one policy."""
+    """Every mechanic's arguments of one policy: ``scope`` is what the trigger counts (``all`` or
+    ``history``: Aider's completed exchanges only), ``refuse_growth`` keeps the input when a
+    compaction would make it larger (Gemini CLI)."""
 
     trigger: Trigger
     head: Head
@@ -66,6 +101,9 @@ class Parts(NamedTuple):
     summary: Writing
     strip_trailing_assistant: str
     passes: int
+    prune: Prune = Prune()
+    scope: str = "all"
+    refuse_growth: bool = False
 
 
-__all__ = ["Head", "Middle", "Parts", "Tail", "Writing"]
+__all__ = ["Head", "Middle", "Parts", "Prune", "Tail", "Writing"]

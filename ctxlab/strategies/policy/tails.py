@@ -9,6 +9,8 @@ compactable body (after the head, and after previous summaries a policy folds) a
 - ``none``: keep nothing after the head; fold the head (kept, but shown to the summarizer) and the
   body from its last summary message on (inspect_ai ``CompactionSummary``: system + input + the
   summary and what followed it are summarized again);
+- ``none_body``: the same without showing the head to the summarizer (opencode and goose summarize
+  the conversation, not the system prompt);
 - ``recent_tokens``: pi-mono ``findCutPoint``: walk back from the newest message summing the
   counter until ``keep_tokens``, then snap; a cut inside a turn splits it (``split_turns``);
 - ``recent_messages``: LangChain ``keep=("messages", n)``: the last ``keep_messages``, snapped;
@@ -20,7 +22,9 @@ compactable body (after the head, and after previous summaries a policy folds) a
 - ``events``: OpenHands' forgotten range over events, forgetting at least ``min_progress`` of them
   (`openhands_events`);
 - ``budget``: as much as fits in ``target_share`` of the window, old tool outputs cleared to their
-  details first, the oldest groups folded next, the largest outputs cut last (`budget`).
+  details first, the oldest groups folded next, the largest outputs cut last (`budget`);
+- ``char_share``, ``safe_cut``, ``history_half``, ``evict``: Gemini CLI, Cline, Aider and Letta
+  (`agent_tails`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from ctxlab.strategies.mechanics.context import Selection, newest_user
 from ctxlab.strategies.mechanics.cuts import newest_tokens, snap, turn_start
 from ctxlab.strategies.mechanics.integrity import without_orphans
 from ctxlab.strategies.mechanics.voices import VOICES
+from ctxlab.strategies.policy import agent_tails
 from ctxlab.strategies.policy.job import Job
 from ctxlab.strategies.policy.parts import Parts
 
@@ -49,6 +54,11 @@ def keep_none(job: Job, head: int, start: int, parts: Parts) -> Selection | None
         return None
     # inspect_ai summarizes system + input + conversation: the head is context for the summarizer
     return Selection(tuple(range(head)), fold=(*range(head), *range(last, len(messages))))
+
+
+def keep_none_body(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
+    sel = keep_none(job, head, start, parts)
+    return None if sel is None else sel._replace(fold=tuple(i for i in sel.fold if i >= head))
 
 
 def recent_tokens(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
@@ -122,8 +132,11 @@ def budget(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
 
 
 TAILS: dict[str, Callable[[Job, int, int, Parts], Selection | None]] = {
-    "all": keep_all, "none": keep_none, "recent_tokens": recent_tokens, "recent_messages": recent_messages,
-    "user_messages": user_messages, "share": share, "fit": fit, "events": forgotten_events, "budget": budget}
+    "all": keep_all, "none": keep_none, "none_body": keep_none_body, "recent_tokens": recent_tokens,
+    "recent_messages": recent_messages,
+    "user_messages": user_messages, "share": share, "fit": fit, "events": forgotten_events, "budget": budget,
+    "char_share": agent_tails.char_share, "safe_cut": agent_tails.safe_cut, "history_half": agent_tails.history_half,
+    "evict": agent_tails.evict}
 
 
 def select(job: Job, head: int, start: int, parts: Parts) -> Selection | None:

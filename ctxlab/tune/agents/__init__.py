@@ -1,10 +1,11 @@
 """The knob table: one self-contained `ctxlab.tune.knobs.AgentKnobs` per agent preset, keyed by
 preset name (`KNOBS`), each module citing the sources of its names and defaults.
 
-Registered presets: pi, codex, the three LangChain policies, the two OpenHands condensers and the
-three inspect_ai compactions. ``pending`` entries are ready for presets the late-2026 agents issue
-adds (Claude Code, Anthropic's context editing and compaction, Gemini CLI, opencode, Aider,
-goose): their knobs map onto the policy model's fields, plus the parameters they list in ``adds``.
+Registered presets: pi, codex, the three LangChain policies, the two OpenHands condensers, the
+three inspect_ai compactions, Gemini CLI, opencode, Cline, Aider, goose and Letta. ``pending``
+entries are ready for presets the late-2026 agents issue adds (Claude Code, Anthropic's context
+editing and compaction): their knobs map onto the policy model's fields, plus the parameters they
+list in ``adds``.
 """
 
 from __future__ import annotations
