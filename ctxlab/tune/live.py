@@ -25,7 +25,7 @@ from ctxlab.tune.evaluate import Evaluator, Scored, spec_text
 from ctxlab.tune.run import TuneOutcome, tune
 from ctxlab.tune.sessions import Sessions
 from ctxlab.tune.snippets import Snippet, render_snippets, written_values
-from ctxlab.tune.space import Setting, dimensions, setting
+from ctxlab.tune.space import Setting, dimensions, held, setting
 
 
 class Slider(NamedTuple):
@@ -57,7 +57,12 @@ def tunable() -> list[str]:
 
 
 def sliders(preset: str, window: int) -> list[Slider]:
-    """The searchable knobs of `preset` at `window` tokens, each at the agent's default."""
+    """The searchable knobs of `preset` at `window` tokens, each at the agent's default (a knob with
+    nothing to search at this window stays at the preset's value: `fixed` says why).
+
+    Raises:
+        CtxlabError: the preset cannot be tuned at this window (no knob left), naming why.
+    """
     entry = knobs_for(preset)
     defaults = written_values(preset, {}, window)
     out = []
@@ -68,6 +73,11 @@ def sliders(preset: str, window: int) -> list[Slider]:
         out.append(Slider(knob.name, min(dim.low, default), max(dim.high, default), float(knob.step or 1), default,
                           knob.kind, knob.unit, knob.note))
     return out
+
+
+def fixed(preset: str, window: int) -> dict[str, str]:
+    """The knobs of `preset` left at the preset's value at `window` tokens, each with the reason."""
+    return held(knobs_for(preset), window)
 
 
 def moved(preset: str, window: int, values: Mapping[str, float]) -> dict[str, float]:
@@ -161,4 +171,4 @@ def matching_search(searches: Any, preset: str, window: int, scope: str) -> str 
     return None
 
 
-__all__ = ["LiveTuner", "Point", "Slider", "beside", "matching_search", "moved", "sliders", "stored_points", "tunable"]
+__all__ = ["LiveTuner", "Point", "Slider", "beside", "fixed", "matching_search", "moved", "sliders", "stored_points", "tunable"]

@@ -51,9 +51,16 @@ x = "effective_usd" if price_model else "effective_tokens"
 
 st.caption(f"{len(tuner.sessions):,} session(s), {tuner.sessions.calls:,} calls, replayed call by call at a "
            f"{window:,}-token window each time a knob moves; the agent's own names, its default marked.")
+try:
+    knobs = L.sliders(preset, window)
+except CtxlabError as exc:  # e.g. Anthropic's compaction trigger cannot go under 50,000 tokens
+    st.warning(ui.md(str(exc)))
+    st.stop()
+for name, why in L.fixed(preset, window).items():
+    st.caption(f"{ui.md(name)} stays at the agent's value: {ui.md(why)}")
 values = {}
 columns = st.columns(2)
-for i, knob in enumerate(L.sliders(preset, window)):
+for i, knob in enumerate(knobs):
     cast = int if knob.kind == "int" else float
     values[knob.name] = columns[i % 2].slider(
         knob.name, min_value=cast(knob.low), max_value=cast(knob.high), value=cast(knob.default),

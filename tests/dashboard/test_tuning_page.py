@@ -116,3 +116,16 @@ def test_dataset_names_stay_text(name: str, demo_db: Path, monkeypatch):
     no_errors(at)
     rendered = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.success])
     assert "<b>" not in rendered and "<script>" not in rendered
+
+
+def test_a_preset_that_cannot_be_tuned_at_the_window_says_why(demo_db: Path, monkeypatch):
+    at = open_app(monkeypatch, demo_db, "tuning")
+    at.selectbox(key="tune_policy").set_value("anthropic_compaction").run()
+    at.number_input(key="tune_window").set_value(8000).run()
+    assert not at.exception and not at.slider
+    assert any("50,000" in w.value and "cannot be tuned" in w.value for w in at.warning)
+    at.selectbox(key="tune_policy").set_value("anthropic_context_editing").run()
+    at.number_input(key="tune_window").set_value(4000).run()
+    no_errors(at)
+    assert sorted(s.label for s in at.slider) == ["keep", "trigger"]
+    assert any("clear\\_at\\_least stays at the agent's value" in c.value for c in at.caption)

@@ -7,7 +7,7 @@ import pytest
 
 from ctxlab.errors import CtxlabError
 from ctxlab.tune import KNOBS, Sessions, knobs_for, tune
-from ctxlab.tune.live import LiveTuner, beside, matching_search, moved, sliders, stored_points, tunable
+from ctxlab.tune.live import LiveTuner, beside, fixed, matching_search, moved, sliders, stored_points, tunable
 
 
 @pytest.fixture(scope="module")
@@ -18,12 +18,27 @@ def live() -> LiveTuner:
 @pytest.mark.parametrize("preset", sorted(p for p, e in KNOBS.items() if not e.pending))
 @pytest.mark.parametrize("window", [8000, 128_000])
 def test_sliders_are_the_searchable_knobs_around_the_agent_s_default(preset, window):
-    knobs = sliders(preset, window)
     searchable = [k.name for k in knobs_for(preset).knobs if k.searched is not None and k.kind in ("int", "float")]
-    assert [k.name for k in knobs] == searchable
+    left = fixed(preset, window)
+    if left.keys() == set(searchable):  # nothing to move at this window: the reason is the error
+        with pytest.raises(CtxlabError, match=f"{preset} cannot be tuned at a window of {window:,} tokens"):
+            sliders(preset, window)
+        return
+    knobs = sliders(preset, window)
+    assert [k.name for k in knobs] == [name for name in searchable if name not in left]
     for knob in knobs:
         assert knob.low <= knob.default <= knob.high and knob.step > 0
     assert moved(preset, window, {k.name: k.default for k in knobs}) == {}
+
+
+def test_a_knob_with_an_empty_span_at_the_window_stays_at_the_preset_s_value():
+    # The API refuses a compaction trigger under 50,000 tokens: at 8k it never compacts before overflow.
+    assert "the API refuses less than 50,000" in fixed("anthropic_compaction", 8000)["trigger"]
+    assert fixed("anthropic_compaction", 64_000) == {}
+    # Context editing's clear_at_least (1,024 or more) cannot fit a quarter of a 4k window; its other knobs move.
+    assert list(fixed("anthropic_context_editing", 4000)) == ["clear_at_least"]
+    assert [k.name for k in sliders("anthropic_context_editing", 4000)] == ["trigger", "keep"]
+    assert moved("anthropic_context_editing", 4000, {"clear_at_least": 2000}) == {}
 
 
 def test_tunable_presets_are_the_registered_ones():
