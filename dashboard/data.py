@@ -187,9 +187,7 @@ def run_tuner(db: Db, run_id: str, dataset: str) -> LiveTuner:
     from ctxlab.tune import Sessions
     from ctxlab.tune.live import LiveTuner
 
-    conversations = _read(db, store.stored_conversations, run_id, dataset)
-    fingerprint = str(run_info(db, run_id).get("fingerprints", {}).get(dataset, dataset))
-    return LiveTuner(Sessions.of(dataset, conversations, fingerprint))
+    return LiveTuner(_read(db, Sessions.stored, run_id, dataset))
 
 
 @st.cache_resource(show_spinner="Reading the logs...", max_entries=4)

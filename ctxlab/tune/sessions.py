@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ctxlab.messages import Conversation
 from ctxlab.replay.plan import GROUNDED_VERSION, turn_indices
@@ -112,6 +112,16 @@ class Sessions:
         """Sessions already read: ``(seq, conversation)`` pairs of one dataset with its fingerprint."""
         return cls([Item(dataset, seq, conv) for seq, conv in conversations], {dataset: fingerprint},
                    sources=(source or dataset,))
+
+    @classmethod
+    def stored(cls, con: Any, run_id: str, dataset: str) -> Sessions:
+        """One dataset's conversations as run `run_id` stored them (none when it kept no records),
+        with the fingerprint the run recorded for it (open `con` with `ctxlab.store.reading`)."""
+        from ctxlab import store
+        from ctxlab.analysis.frames import run_info
+
+        fingerprint = str(run_info(con, run_id).get("fingerprints", {}).get(dataset, dataset))
+        return cls.of(dataset, store.stored_conversations(con, run_id, dataset), fingerprint)
 
     def __len__(self) -> int:
         return len(self.items)
