@@ -50,7 +50,8 @@ price_model = None if cost == options[0] else cost
 x = "effective_usd" if price_model else "effective_tokens"
 
 st.caption(f"{len(tuner.sessions):,} session(s), {tuner.sessions.calls:,} calls, replayed call by call at a "
-           f"{window:,}-token window each time a knob moves; the agent's own names, its default marked.")
+           f"{window:,}-token window each time a knob moves; the agent's own names, its default in each knob's help "
+           "and as the square on the chart.")
 try:
     knobs = L.sliders(preset, window)
 except CtxlabError as exc:  # e.g. Anthropic's compaction trigger cannot go under 50,000 tokens

@@ -154,7 +154,7 @@ def test_tuning_knob_keyboard_re_runs_the_policy(server: str, page: object):
     the screenshot after the move is the one docs/screenshots/tuning.png shows."""
     page.set_viewport_size({"width": 1400, "height": 2000})  # the page scrolls inside: show all of it
     open_page(page, f"{server}/tuning", "own terms")
-    page.get_by_role("button", name="Search").click()
+    page.get_by_test_id("stButton").get_by_role("button", name="Search").click()  # not a table's search icon
     page.get_by_text("Search pick").first.wait_for(timeout=RENDER_TIMEOUT_MS)
     move_slider(page, "needed-context recall", "compaction.keepRecentTokens", "Home", wait_s=60)  # the smallest tail
     page.get_by_text("setting: pi:keep_tokens=").first.wait_for(timeout=RENDER_TIMEOUT_MS)
