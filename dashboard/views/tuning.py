@@ -85,6 +85,12 @@ cells[3].metric("$ / session + refetch" if price_model else "tokens + refetch / 
                 f"{(now[x] - base[x]) / base[x]:+.1%}" if base[x] else None, delta_color="inverse")
 cells[4].metric("rejected calls", f"{now['orphan_rate'] + now['overflow_rate']:.1%}",
                 help="calls a provider would reject: an orphaned tool call or result, or a prompt over the window")
+for who, row in (("The agent's default", base), ("This setting", now))[:1 if current.setting.key == default.setting.key
+                                                                         else 2]:
+    if row["orphan_rate"] + row["overflow_rate"] > 0:
+        st.warning(f"{who} has {row['orphan_rate'] + row['overflow_rate']:.1%} of its calls rejected at {window:,} "
+                   "tokens (over the window or orphaned): a provider refuses them, so its recall is not what the "
+                   "agent would get.")
 st.caption("the agent's default" if current.setting.key == default.setting.key
            else f"setting: {ui.md(current.label)}")
 
