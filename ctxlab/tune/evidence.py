@@ -21,8 +21,8 @@ def evidence(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, tied: S
     parts = [f"{describe(e)} keeps {_name(goal.quality)} {interval(q, goal.quality)} at {_name(goal.cost)} "
              f"{number(c.mean, goal.cost)} over {q.sessions} session{'s' * (q.sessions != 1)}."]
     if tied:
-        named = "; ".join(f"{describe(evaluations[i])} ({number(evaluations[i].measures[goal.cost].mean, goal.cost)})"
-                          for i in tied[:_LISTED])
+        named = "; ".join(f"{_default_mark(i, default)}{describe(evaluations[i])} "
+                          f"({number(evaluations[i].measures[goal.cost].mean, goal.cost)})" for i in tied[:_LISTED])
         more = f" and {len(tied) - _LISTED} more" if len(tied) > _LISTED else ""
         lead = "the best quality" if best != chosen else "it"
         parts.append(f"Tied with {lead} (zero inside the interval of the difference in quality): {named}{more}; "
@@ -32,6 +32,11 @@ def evidence(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, tied: S
                      f"({number(e.measures[goal.rejected].mean, goal.rejected)}).")
     parts.append(_versus_default(evaluations, goal, chosen, default))
     return " ".join(p for p in parts if p)
+
+
+def _default_mark(row: int, default: int | None) -> str:
+    # A grid point can write the same values as the default (Codex: unset is 90% of the window).
+    return "the agent's default, " if row == default else ""
 
 
 def _versus_default(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, default: int | None) -> str:
