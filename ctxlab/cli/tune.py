@@ -74,7 +74,10 @@ def print_outcome(outcome: Any, sources: list[str], db: str) -> None:
 
     result, evaluator = outcome.result, outcome.evaluator
     out = console()
-    out.print(f"{_searched(outcome)}\n", markup=False)
+    out.print(_searched(outcome), markup=False)
+    for why in _held(outcome):
+        out.print(f"Not searched at this window: {why}", markup=False)
+    out.print()
     front = front_frame(outcome)
     out.print(df_table(_shown(front, outcome), f"The front: nothing else keeps as much of what the next action needed for "
                                       f"less ({_axis(evaluator)}); cheapest first; ties: zero inside the 95% "
@@ -101,11 +104,19 @@ def print_outcome(outcome: Any, sources: list[str], db: str) -> None:
 
 def _searched(outcome: Any) -> str:
     result = outcome.result
-    names = list(result.evaluations[0].setting.values) if result.evaluations else []
+    names = list(result.searched)
     how = "a grid" if result.method == "grid" else "optuna's seeded TPE"
     return (f"Searched {' x '.join(names) or 'nothing'} with {how}: {len(result.evaluations)} settings (the "
             f"agent's default first), {outcome.replayed} replayed now, {outcome.reused} read back from the store, "
             f"in {outcome.seconds:.1f} s.")
+
+
+def _held(outcome: Any) -> list[str]:
+    """Why a searchable knob the search left out stays at the preset's value (its span is empty here)."""
+    from ctxlab.tune.live import fixed
+
+    result = outcome.result
+    return [why for name, why in fixed(result.preset, result.window).items() if name not in result.searched]
 
 
 def _axis(evaluator: Any) -> str:

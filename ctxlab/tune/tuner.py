@@ -70,6 +70,7 @@ class SearchResult(NamedTuple):
     front: tuple[FrontPoint, ...]
     pick: Pick | None
     default: int = 0
+    searched: tuple[str, ...] = ()  # the knobs the search moved (the others stay at the preset's values)
 
 
 def search(preset: str, objective: Objective, *, window: int, goal: Goal, knobs: Sequence[str] | None = None,
@@ -112,7 +113,7 @@ def search(preset: str, objective: Objective, *, window: int, goal: Goal, knobs:
                  trials=trials, seed=seed)
     evaluations = tuple(run.evaluations)
     return SearchResult(preset, window, chosen, goal, evaluations, front(evaluations, goal),
-                        pick(evaluations, goal, default=0))
+                        pick(evaluations, goal, default=0), searched=tuple(d.name for d in dims))
 
 
 def _method(method: str, dims: Sequence[Dimension]) -> str:

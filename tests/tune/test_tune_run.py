@@ -213,3 +213,19 @@ def test_the_command_names_an_unknown_policy_or_knob():
     assert result.exit_code == 1 and "nope" in result.output and "pi" in result.output
     result = runner.invoke(app, ["tune", "sample:chats", "--policy", "pi", "--window", "4000", "--knob", "zz"])
     assert result.exit_code == 1 and "zz" in result.output and "compaction.reserveTokens" in result.output
+
+
+def test_the_command_says_what_the_window_leaves_out(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(app, ["tune", "sample:agent_sessions", "--limit", "1", "--policy", "anthropic_compaction",
+                                 "--window", "8000", "--db", str(tmp_path / "a.duckdb")], env={"COLUMNS": "250"})
+    assert result.exit_code == 1 and "cannot be tuned at a window of 8,000 tokens" in result.output
+    assert "the API refuses less than 50,000" in result.output
+    result = runner.invoke(app, ["tune", "sample:agent_sessions", "--limit", "1", "--policy",
+                                 "anthropic_context_editing", "--window", "4000", "--trials", "3",
+                                 "--db", str(tmp_path / "b.duckdb")], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "Searched trigger x keep with a grid" in result.output  # not the knobs the search leaves alone
+    assert "Not searched at this window: clear_at_least: nothing to search" in result.output
+    result = runner.invoke(app, ["tune", "sample:chats", "--policy", "claude_code_microcompact", "--window", "4000"])
+    assert result.exit_code == 1 and "remote config" in result.output
