@@ -10,6 +10,7 @@ from ctxlab.analysis import plots as P
 from ctxlab.errors import CtxlabError
 from ctxlab.tune import evaluations_frame, knobs_for
 from ctxlab.tune import live as L
+from ctxlab.tune.widgets import LOGS_WINDOW
 from dashboard import data, ui
 
 LANGUAGES = {"json": "json", "toml": "toml", "yaml": "yaml", "env": "bash", "cli": "bash", "python": "python"}
@@ -24,7 +25,7 @@ if source == "a log folder":
     if not folder or not Path(folder).exists():
         st.info("Give the folder (or file) of your agent's session logs in the sidebar, or tune a run's dataset.")
         st.stop()
-    tuner, window_default, models = data.folder_tuner(folder, Path(folder).stat().st_mtime), 64_000, []
+    tuner, window_default, models = data.folder_tuner(folder, Path(folder).stat().st_mtime), LOGS_WINDOW, []
 else:
     run_id = ui.pick_run(db)
     info = data.run_info(db, run_id)
