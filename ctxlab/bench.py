@@ -7,7 +7,11 @@
 - peer: the per-turn sliding-window workload with langchain-core's `trim_messages` against
   ctxlab's `sliding_window` (same encoding, same per-message overhead); goal: ctxlab 10x faster;
 - scale (``--scale``): sharegpt and a generated mixed set replayed in final mode; wall time,
-  conversations per second and peak memory of the main process plus its workers.
+  conversations per second and peak memory of the main process plus its workers;
+- live tuner: a knob change of every deterministic policy re-evaluated over real agent logs (Claude
+  Code sessions plus a pi-sized session, at 64k) and over the bundled agent sessions (at 8k), per
+  policy the median and p90 wall time (goal: a median of 2 s or less) and the ratio to tokenizing
+  those sessions once (`ctxlab.tune.speed`).
 
 Each replay is reported twice: complete (fact recall, summary ROUGE, estimator rows, grounded
 measures) and core (compression and token fit only), so the cost of the engine and of the metrics
@@ -236,10 +240,14 @@ def generate_file(path: Path, n: int) -> Path:
 
 
 def run_bench(out_dir: str | Path = "bench", *, workers: int = 2, scale: bool = False, scale_n: int = 100_000,
-              echo: Callable[[str], None] = print) -> Iterator[str]:
+              echo: Callable[[str], None] = print, live_logs: Sequence[str] = (), only_live: bool = False,
+              ) -> Iterator[str]:
     """Run the benchmarks, yielding result lines as they are measured."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if only_live:
+        yield from live_tuner(live_logs, echo)
+        return
     echo("measuring baseline ...")
     base = baseline(distinct_messages(DEMO_SOURCES))
     yield f"baseline: {base.seconds:.2f} s to tokenize once ({base.detail})"
@@ -263,8 +271,47 @@ def run_bench(out_dir: str | Path = "bench", *, workers: int = 2, scale: bool = 
     lc, cx = peer(per_turn_workload(DEMO_SOURCES))
     yield (f"peer: {lc.label} {lc.seconds:.2f} s, {cx.label} {cx.seconds:.2f} s: ctxlab "
            f"{lc.seconds / cx.seconds:.1f}x faster ({'meets' if lc.seconds >= 10 * cx.seconds else 'misses'} the 10x goal)")
+    yield from live_tuner(live_logs, echo)
     if scale:
         yield from _scale(out, workers, scale_n, echo)
+
+
+LIVE_PRICE_MODEL = DEMO_PRICE_MODELS[0]
+
+
+def live_workloads(logs: Sequence[str]) -> list[tuple[str, tuple[str, ...], int]]:
+    """(name, sources, window) of the live tuner's workloads: the real logs given, then the bundled
+    agent sessions."""
+    real = [("real agent logs", tuple(logs), 64_000)] if logs else []
+    return [*real, ("bundled agent sessions", ("sample:agent_sessions",), 8_000)]
+
+
+def live_tuner(logs: Sequence[str], echo: Callable[[str], None] = print,
+               policies: Sequence[str] | None = None) -> Iterator[str]:
+    """Per workload, every deterministic policy's knob changes (`ctxlab.tune.speed`), against
+    tokenizing the workload's distinct messages once."""
+    from ctxlab.tune import Sessions
+    from ctxlab.tune.speed import GOAL_S, live, prepare
+
+    if not logs:
+        yield "live tuner on real logs: skipped (no logs given: ctxlab bench --live-logs PATH ...)"
+    for name, sources, window in live_workloads(logs):
+        echo(f"live tuner over {name} ...")
+        sessions = Sessions.load(sources)
+        base = baseline(list(dict.fromkeys(m for item in sessions.items for m in item.conversation.messages)))
+        ready = prepare(sessions, REFERENCE)
+        yield (f"live tuner over {name} ({', '.join(sources)}): {len(sessions)} sessions, {sessions.calls:,} calls, "
+               f"window {window:,}, priced by {LIVE_PRICE_MODEL}; tokenize once {base.seconds:.2f} s ({base.detail}); "
+               f"built once before the first setting (counts, what each action needed): {ready:.2f} s")
+        timings = list(live(sessions, policies or deterministic_strategies(), window, reference=REFERENCE,
+                            price_model=LIVE_PRICE_MODEL, echo=echo))
+        for t in timings:
+            yield (f"  {t.policy}: a knob change answers in {t.median_s:.2f} s median (CPU {t.cpu_median_s:.2f} s), "
+                   f"p90 {t.p90_s:.2f} s, over {t.changes} changes = {t.median_s / base.seconds:.1f}x / "
+                   f"{t.p90_s / base.seconds:.1f}x tokenize-once ({'meets' if t.meets else 'misses'} the {GOAL_S:g} s goal)")
+        missed = [t.policy for t in timings if not t.meets]
+        yield (f"  {len(timings) - len(missed)} of {len(timings)} policies meet the {GOAL_S:g} s median"
+               + (f"; missed: {', '.join(missed)}" if missed else ""))
 
 
 def _priced(plain: Timing, out: Path, workers: int) -> str:

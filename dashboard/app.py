@@ -26,7 +26,7 @@ page = st.navigation([
     st.Page(PAGES / "comparison.py", title="Strategy comparison", icon=":material/compare_arrows:"),
     st.Page(PAGES / "estimators.py", title="Estimator error", icon=":material/straighten:"),
     st.Page(PAGES / "summaries.py", title="Summary quality", icon=":material/summarize:"),
-    st.Page(PAGES / "tuning.py", title="Window tuning", icon=":material/tune:"),
+    st.Page(PAGES / "tuning.py", title="Tuning", icon=":material/tune:"),
     st.Page(PAGES / "policies.py", title="Which policy", icon=":material/recommend:"),
     st.Page(PAGES / "costs.py", title="Session cost", icon=":material/payments:"),
     st.Page(PAGES / "explorer.py", title="Conversation explorer", icon=":material/forum:"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -21,6 +21,9 @@ from ctxlab.analysis import frames
 from ctxlab.analysis import tables as A
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Conversation
+
+if TYPE_CHECKING:
+    from ctxlab.tune.live import LiveTuner
 
 TTL = "10m"
 
@@ -165,12 +168,45 @@ def policy_front(db: Db, run_id: str, dataset: str | None, reference: str, windo
     """`ctxlab.analysis.recommend.frontier` of a run's per-turn units at one window (with the mean
     session cost under `price_model` when given, and refetch priced at its uncached input price)."""
     from ctxlab.analysis.recommend import frontier
-    from ctxlab.cost import price_model as lookup
+    from ctxlab.cost import input_price
 
     df = results(db, run_id, dataset)
     costs, price = None, None
     if price_model is not None:
         costs = session_costs(db, run_id, dataset)
         costs = costs[(costs["price_model"] == price_model) & (costs["window"] == window)]
-        price = lookup(price_model).prices.base.input
+        price = input_price(price_model)
     return frontier(df[df["window"] == window], reference, costs, price)
+
+
+# ---- the live tuner (`ctxlab.tune.live`): sessions kept in this process, settings evaluated here ----
+
+@st.cache_resource(show_spinner="Reading the run's sessions...", max_entries=4)
+def run_tuner(db: Db, run_id: str, dataset: str) -> LiveTuner:
+    """A live tuner over one dataset of a run (its stored records; none when the run kept none)."""
+    from ctxlab.tune import Sessions
+    from ctxlab.tune.live import LiveTuner
+
+    return LiveTuner(_read(db, Sessions.stored, run_id, dataset))
+
+
+@st.cache_resource(show_spinner="Reading the logs...", max_entries=4)
+def folder_tuner(path: str, version: float) -> LiveTuner:
+    """A live tuner over the agent logs in a folder or file (`version`: its modification time);
+    bad records are skipped (`LiveTuner.sessions.skips` lists them)."""
+    from ctxlab.tune import Sessions
+    from ctxlab.tune.live import LiveTuner
+
+    return LiveTuner(Sessions.load([path], skip_invalid=True))
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def tune_searches(db: Db) -> pd.DataFrame:
+    """The searches `ctxlab tune` stored, newest first."""
+    return _read(db, store.tune_searches)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def tune_evaluations(db: Db, search_id: str) -> pd.DataFrame:
+    """The settings one stored search evaluated, with their measures and front flags."""
+    return _read(db, store.tune_evaluations, search_id)

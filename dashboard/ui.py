@@ -55,8 +55,12 @@ def sticky_selectbox(label: str, options: list[Any], key: str, **kwargs: Any) ->
 
 
 def pick_run(db: data.Db) -> str:
-    """The run chosen in the sidebar (newest by default); the choice follows the user across pages."""
-    labels = _run_label(data.runs(db))
+    """The run chosen in the sidebar (newest by default); the choice follows the user across pages.
+    The one-setting runs `ctxlab tune` stores are left out (the Tuning page shows their search)
+    unless there is nothing else."""
+    runs = data.runs(db)
+    replays = runs[runs["tuned"].isna()] if "tuned" in runs else runs
+    labels = _run_label(replays if len(replays) else runs)
     return sticky_selectbox("Run", list(labels), "run", format_func=labels.get)
 
 

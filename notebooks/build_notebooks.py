@@ -201,37 +201,55 @@ else:
 ]
 
 TUNING_PARAMETERS = PARAMETERS + '''
-strategy = None  # a strategy label of the run; None picks the one meeting the target at the smallest window
-target_recall = 0.95  # mean fact recall the window must reach
-max_overflow = 0.0  # share of results allowed over the window under a real tokenizer'''
+logs = None  # a folder (or file) of your agent's session logs; None tunes on the run's stored sessions
+policy = "pi"  # the agent preset whose own knobs move (`ctxlab strategies --details`; docs/tuning.md)
+window = None  # your model's context window in tokens; None: the run's largest window (64,000 for logs)
+price_model = None  # a litellm model to bill with prompt caching (dollars); None: tokens sent + refetch
+settings = {}  # knob (the agent's name) -> value for the setting shown; the others stay at the agent's default
+search = True  # run the tuner over the sessions (writes nothing; settings `ctxlab tune` stored are read back)'''
 
-WINDOW_TUNING = [
-    *head("04 · Window tuning",
-          "The smallest window that meets a target (by default: mean fact recall >= 95% and no result over the "
-          "window under any real tokenizer) for one strategy, per dataset. Only the windows the run tried are "
-          "candidates: replay with more `--window` values for a finer answer.", TUNING_PARAMETERS),
-    code(LOAD_RESULTS),
-    md("## Every strategy against the target"),
-    code('''chosen = A.smallest_window(main, target_recall=target_recall, max_overflow=max_overflow)
-chosen'''),
-    md("## The chosen strategy\n\nLeft: recall by window and the target (dashed); right: the real overflow rate. "
-       "A dotted vertical line marks the smallest window meeting both, per dataset."),
-    code('''if strategy is None:
-    strategy = (A.recommend_variant(chosen) or (None, None))[0]
-grid = A.window_grid(main)
-for counter in sorted(grid.loc[grid["label"] == strategy, "counter"].unique()):
-    mine = chosen[(chosen["label"] == strategy) & (chosen["counter"] == counter)]
-    part = grid[(grid["label"] == strategy) & (grid["counter"] == counter)]
-    print(f"{strategy} [{counter}]:", "; ".join(f"{d}: {v}" for d, v in zip(mine["dataset"], mine["verdict"])))
-    display(P.window_tuning(part, target_recall=target_recall, max_overflow=max_overflow, chosen=mine))'''),
-    code('grid[grid["label"] == strategy]'),
+AGENT_TUNING = [
+    *head("04 · Tune your agent's settings",
+          "Your agent's own compaction knobs (pi's `reserveTokens`, Codex's `model_auto_compact_token_limit`, ...) "
+          "replayed call by call over sessions, each setting scored by needed-context recall (with its 95% interval "
+          "over sessions), instruction survival, effective cost and rejected calls, beside the agent's default; then "
+          "the tuner's searched front and, at the end, sliders that re-run the policy on every change. The dashboard's "
+          "Tuning page and `ctxlab tune` do the same (docs/tuning.md).", TUNING_PARAMETERS),
+    code('''from ctxlab.tune import evaluations_frame
+from ctxlab.tune import live as L
+from ctxlab.tune import widgets as W
+
+tuner, start = W.open_tuner(db, run, dataset, logs)
+window = int(window or start)
+print(f"{len(tuner.sessions)} session(s), {tuner.sessions.calls:,} calls from {', '.join(tuner.sessions.sources)}; "
+      f"{policy} at a {window:,}-token window; knobs: "
+      + "; ".join(f"{k.name} {k.low:g}..{k.high:g} {k.unit} (default {k.default:g})" for k in L.sliders(policy, window)))
+for name, why in L.fixed(policy, window).items():
+    print(f"{name} stays at the agent's value: {why}")'''),
+    md("## One setting beside the agent's default\n\nChange `settings` (the agent's knob names) and rerun, or use "
+       "the sliders at the end. The chart: needed-context recall against effective cost, the default a square, the "
+       "setting a star."),
+    code('current = W.show(tuner, policy, window, settings, price_model)'),
+    md("## The tuner's search\n\nA grid for up to two knobs, optuna (seeded) beyond. Black points are on the front "
+       "(nothing else keeps as much for less, differences inside the intervals named as ties)."),
+    code('''outcome = tuner.search(policy, window, price_model, db=frames.locate_db(db)) if search else None
+points = evaluations_frame(outcome) if outcome is not None else None
+if outcome is not None:
+    print(f"{len(outcome.result.evaluations)} settings, {outcome.replayed} replayed, {outcome.reused} read back")
+    print(outcome.result.pick.evidence if outcome.result.pick is not None else "no pick (no needed strings)")
+    x = "effective_usd" if price_model else "effective_tokens"
+    display(P.tuning_front(points, x=x, default=points.iloc[0], title=f"{policy} at {window:,} tokens: the search"))
+    display(points[[c for c in (*W.SHOWN[1:], "on_front", "pick") if c in points]])'''),
+    md("## Sliders\n\nEach change re-runs the policy over the sessions in this kernel (a setting seen before answers "
+       "from memory) and redraws the numbers, the chart with the searched front, and the snippet to paste."),
+    code('W.panel(tuner, policy, window, price_model, points)'),
 ]
 
 NOTEBOOKS = {
     "01_strategy_comparison.ipynb": STRATEGY_COMPARISON,
     "02_estimator_error.ipynb": ESTIMATOR_ERROR,
     "03_summary_quality.ipynb": SUMMARY_QUALITY,
-    "04_window_tuning.ipynb": WINDOW_TUNING,
+    "04_agent_tuning.ipynb": AGENT_TUNING,
 }
 
 

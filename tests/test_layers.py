@@ -19,8 +19,9 @@ LAYERS = (
     ("strategies", "cost"),
     ("metrics",),
     ("replay",),
-    ("analysis", "report", "bench"),
+    ("analysis", "report"),
     ("tune",),
+    ("bench",),
     ("cli",),
 )
 RANK = {name: level for level, names in enumerate(LAYERS) for name in names}

@@ -328,6 +328,46 @@ def policy_front(front: pd.DataFrame, *, x: str = "effective_tokens",
         return _finish(fig, title)
 
 
+def tuning_front(points: pd.DataFrame | None, *, x: str = "effective_tokens",
+                 xlabel: str = "tokens sent + refetch per session", default: Any = None, current: Any = None,
+                 title: str = "Settings of one agent: what the next action used, against what it costs") -> Figure:
+    """A tuner's searched settings (black: on the front, grey: dominated), the agent's default (square) and the
+    current setting (star), needed-context recall against effective cost with 95% intervals.
+
+    Args:
+        points: one row per searched setting (`ctxlab.tune.evaluations_frame` or a stored search):
+            `x`, needed_recall, needed_low, needed_high, on_front; None or empty before any search.
+        default, current: the agent's default and the current setting, each a mapping with the same
+            keys (a `ctxlab.analysis.recommend.frontier` row), or None.
+    """
+    marks = [(m, style) for m, style in ((default, ("s", "#1f77b4", "the agent's default")),
+                                         (current, ("*", "#d62728", "current setting"))) if m is not None]
+    if (points is None or points.empty) and not marks:
+        return _empty(title, "no setting evaluated yet")
+    with _style():
+        fig, (ax,) = _figure(width=9.0, height=4.6)
+        if points is not None and not points.empty:
+            shown = points.dropna(subset=[x, "needed_recall"])
+            on = shown["on_front"].astype(bool)
+            ax.scatter(shown.loc[~on, x], shown.loc[~on, "needed_recall"], s=18, color="#b0b0b0",
+                       label="searched, dominated", zorder=2)
+            ax.scatter(shown.loc[on, x], shown.loc[on, "needed_recall"], s=26, color="black",
+                       label="searched, on the front", zorder=2)
+        for mark, (marker, color, label) in marks:
+            recall = float(mark["needed_recall"])
+            ax.errorbar(float(mark[x]), recall, yerr=[[recall - float(mark["needed_low"])],
+                                                      [float(mark["needed_high"]) - recall]],
+                        fmt=marker, ms=12 if marker == "*" else 8, color=color, capsize=3, lw=1, label=label,
+                        zorder=3)
+        ax.set_xlabel(xlabel)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"${v:,.2f}" if x == "effective_usd" else
+                                                   f"{v / 1e6:g}M" if v >= 1e6 else _tokens(v)))
+        ax.set_ylabel("needed-context recall (95% CI over sessions)")
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.legend(loc="lower right", fontsize=8)
+        return _finish(fig, title)
+
+
 def _policy_key(ax: Axes, points: pd.DataFrame, x: str) -> None:
     """The numbered key: number, policy, its recall and cost, best recall first."""
     ax.axis("off")

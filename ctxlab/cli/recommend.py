@@ -58,6 +58,7 @@ def recommend(
     from ctxlab.analysis.recommend import frontier
     from ctxlab.analysis.recommend import recommend as pick
     from ctxlab.bench import deterministic_strategies
+    from ctxlab.cost import input_price
 
     sources = sources_from(sources, from_agent, newest)
     if vs_anchors:
@@ -102,11 +103,6 @@ def percents(front: Any) -> Any:
                                   for c in PERCENTS if c in front})
 
 
-def input_price(model: str) -> float:
-    """USD per uncached input token of `model` (what a refetched token costs)."""
-    from ctxlab.cost import price_model as lookup
-
-    return lookup(model).prices.base.input
 
 
 VS_HEADERS = {"anchor": "agent preset", "anchor_tokens": "its tokens sent / session", "anchor_recall": "its needed recall",

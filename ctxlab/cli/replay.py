@@ -308,11 +308,27 @@ def bench(
     workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
     scale_n: Annotated[int, typer.Option(help="Generated conversations for --scale.")] = 100_000,
     out_dir: Annotated[str, typer.Option(help="Where bench databases go.")] = "bench",
+    live_logs: Annotated[list[str] | None, typer.Option(
+        help="Agent logs the live tuner is also timed on (repeatable) [default: $CTXLAB_REALLOGS/claude_code and "
+             "$CTXLAB_REALLOGS/pi/session.jsonl when $CTXLAB_REALLOGS is set].", show_default=False)] = None,
+    only_live: Annotated[bool, typer.Option("--only-live", help="Only the live tuner's knob changes.")] = False,
 ) -> None:
-    """Measure replay speed against tokenizing the bundled data once, and against langchain."""
+    """Measure replay speed against tokenizing the bundled data once, and against langchain; and how
+    fast the live tuner answers a knob change."""
     from ctxlab import bench as b
 
     os.makedirs(out_dir, exist_ok=True)
     out = console()
-    for line in b.run_bench(out_dir=out_dir, workers=workers, scale=scale, scale_n=scale_n, echo=out.print):
-        out.print(line)
+    logs = live_logs if live_logs is not None else _default_live_logs()
+    for line in b.run_bench(out_dir=out_dir, workers=workers, scale=scale, scale_n=scale_n, echo=out.print,
+                            live_logs=logs, only_live=only_live):
+        out.print(line, markup=False)
+
+
+def _default_live_logs() -> list[str]:
+    """The real logs of ``$CTXLAB_REALLOGS`` the live tuner is timed on (none when it is unset)."""
+    root = os.environ.get("CTXLAB_REALLOGS")
+    if not root:
+        return []
+    paths = [os.path.join(root, "claude_code"), os.path.join(root, "pi", "session.jsonl")]
+    return [p for p in paths if os.path.exists(p)]

@@ -26,12 +26,12 @@ from ctxlab.cost.calls import (
 )
 from ctxlab.cost.checks import ESTIMATED, CallCheck, SessionCheck, combined
 from ctxlab.cost.logs import Unpriced, check_logs, check_session
-from ctxlab.cost.prices import PriceModel, Prices, Rates, UnknownModelError, get_prices, price_model
+from ctxlab.cost.prices import PriceModel, Prices, Rates, UnknownModelError, get_prices, input_price, price_model
 from ctxlab.cost.split import Match, Split, split
 from ctxlab.cost.summaries import price_summary, price_usage
 
 __all__ = ["ESTIMATED", "Alias", "CacheModel", "CacheState", "CallCheck", "CallCost", "Match", "Observation", "PriceModel",
            "Prices", "Prompt", "Rates", "SessionCheck", "SessionCost", "Split", "UnknownModelError", "Unpriced",
-           "bill", "check_logs", "check_session", "combined", "default_cache_model", "find_alias", "get_prices",
+           "bill", "check_logs", "check_session", "combined", "default_cache_model", "find_alias", "get_prices", "input_price",
            "observe", "price_call", "price_model", "price_prompts", "price_summary", "price_usage", "provider_family",
            "split", "total"]

@@ -73,6 +73,15 @@ def price_model(model: str, cache: CacheModel | None = None) -> PriceModel:
     return PriceModel(model, cache, get_prices(model, cache))
 
 
+def input_price(model: str) -> float:
+    """USD per uncached input token of `model`: what refetching a lost token costs.
+
+    Raises:
+        UnknownModelError: litellm's map has no input price for it.
+    """
+    return price_model(model).prices.base.input
+
+
 def get_prices(model: str, cache: CacheModel | None = None) -> Prices:
     """The model's rates; cache writes priced for `cache`'s lifetime (1-hour writes above 5 minutes).
 

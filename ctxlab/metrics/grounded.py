@@ -144,8 +144,8 @@ def _view_of(needs: SessionNeeds, message: Message) -> _View:
     if index is not None:
         held = needs.held_by.get(index, frozenset())
         return _View(held, held, instructions)
-    held = frozenset(s for s in needs.holdings if s in text)
-    framed = frozenset(s for s in held if any(c in text for c in needs.holdings[s].contexts))
+    held = needs.held_in(text)
+    framed = frozenset(s for s in held if needs.holdings[s].framed_in(s, text))
     return _View(held, framed, instructions)
 
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.facts import action_text, extract_facts, normalize, raw_text
+from ctxlab.metrics.held import StringFinder
 from ctxlab.metrics.specific import kind_of, specific_strings
 from ctxlab.strategies.mechanics import system_prefix
 from ctxlab.tokens import TokenCounter
@@ -49,6 +50,8 @@ class Holdings:
     smallest: list[tuple[int, int]] = field(default_factory=list)
     contexts: dict[str, int] = field(default_factory=dict)
     regex_from: int = _NEVER
+    _anchors: tuple[dict[tuple[int, int], set[str]], list[str]] | None = field(default=None, repr=False,
+                                                                              compare=False)
 
     def first(self) -> int:
         return self.indices[0] if self.indices else _NEVER
@@ -62,6 +65,40 @@ class Holdings:
         """(tokens, index) of the smallest message before `t` holding it."""
         k = bisect_left(self.indices, t)
         return self.smallest[k - 1] if k else None
+
+    def framed_in(self, s: str, text: str) -> bool:
+        """Whether `text` holds one of the contexts of `s` (``any(c in text for c in contexts)``).
+
+        Each context holds `s` at a known offset, so it can only occur in `text` where `s` does:
+        at each occurrence, the slice of each (offset, length) the contexts have is looked up in a
+        set, instead of scanning all of `text` once per context (a summary is searched this way for
+        every needed string it holds, and a common string has hundreds of contexts).
+        """
+        if self._anchors is None:
+            self._anchors = _anchors(s, self.contexts)
+        shapes, loose = self._anchors
+        if any(c in text for c in loose):
+            return True
+        q = text.find(s)
+        while q >= 0:
+            if any(k <= q and text[q - k:q - k + n] in found for (k, n), found in shapes.items()):
+                return True
+            q = text.find(s, q + 1)
+        return False
+
+
+def _anchors(s: str, contexts: Iterable[str]) -> tuple[dict[tuple[int, int], set[str]], list[str]]:
+    """The contexts by (offset of `s` in them, length), and those not holding `s` verbatim (none
+    expected: a context is cut around an occurrence; kept for a plain search all the same)."""
+    shapes: dict[tuple[int, int], set[str]] = defaultdict(set)
+    loose = []
+    for c in contexts:
+        k = c.find(s)
+        if k < 0:
+            loose.append(c)
+        else:
+            shapes[(k, len(c))].add(c)
+    return dict(shapes), loose
 
 
 def line_text(message: Message) -> str:
@@ -124,10 +161,18 @@ class SessionNeeds:
     index: dict[Message, int]
     views: dict = field(default_factory=dict, repr=False)  # message -> what it holds (`ctxlab.metrics.grounded`)
     instruction_indices: list[int] = field(init=False, repr=False)
+    finder: StringFinder | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         # `instructions_of` lists them in the order first stated, so the indices ascend.
         self.instruction_indices = [j for j, _ in self.instructions]
+
+    def held_in(self, text: str) -> frozenset[str]:
+        """The needed strings `text` holds: ``{s for s in holdings if s in text}``, found by the
+        runs of `text` (`ctxlab.metrics.held`)."""
+        if self.finder is None:
+            self.finder = StringFinder(self.holdings)
+        return self.finder.held_in(text)
 
     @classmethod
     def build(cls, conversation: Conversation, counter: TokenCounter) -> SessionNeeds:

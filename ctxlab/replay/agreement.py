@@ -27,7 +27,7 @@ from ctxlab.replay.config import DEFAULT_COUNTER
 from ctxlab.replay.plan import Entry
 from ctxlab.replay.progress import NullProgress, Progress
 from ctxlab.replay.rows import Rows
-from ctxlab.replay.run import _dataset_names, versions
+from ctxlab.replay.run import dataset_names, versions
 from ctxlab.summarize.cache import CallCache, DuckDBCache, open_cache
 from ctxlab.summarize.client import Endpoint, Retry
 
@@ -113,7 +113,7 @@ def agree(config: AgreeConfig, progress: Progress | None = None) -> AgreeSummary
     started, since = time.perf_counter(), datetime.datetime.now()
     sources = [resolve(s) for s in config.sources]
     infos = [s.info() for s in sources]
-    datasets = _dataset_names(infos)
+    datasets = dataset_names(infos)
     policies = build_policies(config.strategies, config.baseline, config.reference)
     fingerprints = {d: i.fingerprint for d, i in zip(datasets, infos, strict=True)}
     run_id, stored = _identity(config, endpoint, [p.entry for p in policies], fingerprints)

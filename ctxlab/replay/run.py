@@ -118,7 +118,8 @@ def _estimators(names: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
     return tuple(ok), notes
 
 
-def _dataset_names(infos: list[Any]) -> list[str]:
+def dataset_names(infos: list[Any]) -> list[str]:
+    """Each source's dataset name, made unique in order (``name``, ``name#2``...), as its rows store it."""
     names: list[str] = []
     for info in infos:
         name = info.name
@@ -147,7 +148,7 @@ def replay(config: ReplayConfig, progress: Progress | None = None) -> RunSummary
     started, since = time.perf_counter(), datetime.datetime.now()
     sources = [resolve(s) for s in config.sources]  # each source is resolved (and listed) once
     infos = [s.info() for s in sources]
-    datasets = _dataset_names(infos)
+    datasets = dataset_names(infos)
     entries = resolve_entries(config.strategies, config.counters)
     for name in {*config.references, *(e.counter for e in entries)}:
         get_counter(name)  # an unknown or unloadable counter stops here, before any work

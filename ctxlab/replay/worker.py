@@ -12,7 +12,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -66,15 +66,40 @@ def prepare(spec: WorkSpec) -> tuple[str, ...]:
 def _state(spec: WorkSpec) -> _State:
     state = _STATES.get(spec.run_id)
     if state is None:
-        names = dict.fromkeys([*(e.counter for e in spec.entries), *spec.references, *spec.estimators])
-        counters = {n: get_counter(n) for n in names}
-        state = _STATES[spec.run_id] = _State(
-            strategies=[STRATEGIES.build(StrategySpec.from_json(e.spec_json).to_mapping()) for e in spec.entries],
-            counters=counters, references=[(n, counters[n]) for n in spec.references],
-            estimators=list(dict.fromkeys([*(e.counter for e in spec.entries), *spec.estimators])),
-            quality=Quality(fact_recall, summary_metrics) if spec.quality else Quality(None, None),
-            pricer=Pricer.build(spec.price_models, counters[spec.references[0]]) if spec.price_models else None)
+        state = _STATES[spec.run_id] = build_state(spec)
     return state
+
+
+def build_state(spec: WorkSpec) -> _State:
+    """A run's strategies, counters, quality functions and pricer, built now (not kept: the tuner
+    builds one per setting and drops it)."""
+    names = dict.fromkeys([*(e.counter for e in spec.entries), *spec.references, *spec.estimators])
+    counters = {n: get_counter(n) for n in names}
+    return _State(
+        strategies=[STRATEGIES.build(StrategySpec.from_json(e.spec_json).to_mapping()) for e in spec.entries],
+        counters=counters, references=[(n, counters[n]) for n in spec.references],
+        estimators=list(dict.fromkeys([*(e.counter for e in spec.entries), *spec.estimators])),
+        quality=Quality(fact_recall, summary_metrics) if spec.quality else Quality(None, None),
+        pricer=Pricer.build(spec.price_models, counters[spec.references[0]]) if spec.price_models else None)
+
+
+class Session(NamedTuple):
+    """What a replay computes once per conversation, whatever the strategies and budgets: counts
+    per message as prefix sums, what each recorded action needed (the grader's, never handed to a
+    strategy) and the provider's recorded output tokens. The tuner keeps one per session across
+    the settings it evaluates; a replay builds it per conversation."""
+
+    counts: ConversationCounts
+    needs: SessionNeeds | None
+    outputs: Mapping[int, int]
+
+
+def prepare_session(conv: Conversation, counters: Mapping[str, TokenCounter], reference: TokenCounter, *,
+                    grounded: bool, priced: bool) -> Session:
+    """The `Session` of `conv`: `counters` by name (a mapping that may grow as strategies need
+    more), `reference` the counter refetch tokens are counted with."""
+    needs = SessionNeeds.build(conv, reference) if grounded else None
+    return Session(ConversationCounts(conv, counters), needs, recorded_outputs(conv) if priced else {})
 
 
 def replay_chunk(spec: WorkSpec, dataset: str, items: Sequence[tuple[int, Conversation]]) -> ChunkResult:
@@ -89,16 +114,18 @@ def replay_chunk(spec: WorkSpec, dataset: str, items: Sequence[tuple[int, Conver
 
 
 def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str, seq: int,
-                        conv: Conversation) -> int:
-    """Append every row of one conversation (ending with its `done` marker); returns its units."""
-    counts = ConversationCounts(conv, state.counters)
+                        conv: Conversation, session: Session | None = None) -> int:
+    """Append every row of one conversation (ending with its `done` marker); returns its units.
+    `session` is the conversation's `Session` when the caller keeps one (built here otherwise)."""
+    if session is None:
+        # What each recorded action needed is the grader's, computed once per conversation from the
+        # full history and never handed to a strategy (which sees only ``messages[:upto]``).
+        session = prepare_session(conv, state.counters, state.references[0][1], grounded=spec.grounded,
+                                  priced=state.pricer is not None)
+    counts, needs, outputs = session.counts, session.needs if spec.grounded else None, session.outputs
     _conversation_rows(spec, state, rows, dataset, seq, conv, counts)
     n_units = 0
     summary_cache: dict = {}
-    outputs = recorded_outputs(conv) if state.pricer else {}
-    # What each recorded action needed is the grader's, computed once per conversation from the
-    # full history and never handed to a strategy (which sees only ``messages[:upto]``).
-    needs = SessionNeeds.build(conv, state.references[0][1]) if spec.grounded else None
     for entry, strategy in zip(spec.entries, state.strategies, strict=False):
         counter = state.counters[entry.counter]
         for window in spec.windows:

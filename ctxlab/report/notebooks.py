@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from ctxlab.errors import CtxlabError
 
 NOTEBOOKS = ("01_strategy_comparison.ipynb", "02_estimator_error.ipynb", "03_summary_quality.ipynb",
-             "04_window_tuning.ipynb")
+             "04_agent_tuning.ipynb")
 # Each notebook runs in its own kernel process; two at a time use both cores of a small machine.
 PARALLEL = 2
 

@@ -9,7 +9,7 @@ import pandas as pd
 from ctxlab.analysis import costs as C
 from ctxlab.analysis import plots as P
 from ctxlab.analysis.recommend import frontier, recommend
-from ctxlab.cost import price_model
+from ctxlab.cost import input_price
 from ctxlab.report import htmlkit as H
 
 FRONT = {"label": "policy", "counter": "counter", "needed_recall": "needed recall", "needed_low": "low",
@@ -43,7 +43,7 @@ def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: s
     for window in sorted(int(b) for b in turns["window"].unique()):
         costs = sessions[(sessions["window"] == window) & (sessions["price_model"] == model)] if model else None
         front = frontier(turns[turns["window"] == window], reference, costs,
-                         price_model(model).prices.base.input if model else None)
+                         input_price(model) if model else None)
         front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
         choice = recommend(front)
         out.append(f"<h4>Window {window:,} tokens</h4>")

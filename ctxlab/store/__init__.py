@@ -32,11 +32,13 @@ from ctxlab.store.queries import (
     runs,
     session_costs,
     skips,
+    stored_conversations,
     strategy_summary,
     summaries,
     unit_costs,
 )
 from ctxlab.store.schema import LATEST, MIGRATIONS, ROW_TABLES, arrow_schema, current_version, migrate
+from ctxlab.store.tune import clear_run_rows, run_status, save_search, tune_evaluations, tune_searches
 from ctxlab.store.write import (
     copy_llm_calls,
     done_keys,
@@ -48,10 +50,10 @@ from ctxlab.store.write import (
 
 __all__ = [
     "DEFAULT_DB", "LATEST", "LLMCache", "MIGRATIONS", "ROW_TABLES", "agreement_rows", "agreement_runs",
-    "arrow_schema", "compare_runs", "connect",
-    "conversation", "conversations", "copy_llm_calls", "current_version", "default_db", "default_llm_cache",
-    "done_keys", "estimator_summary", "finish_run", "get_llm_call", "insert_arrow", "is_lock_error",
-    "migrate", "open_llm_cache", "put_llm_call", "reading", "recorded_compactions", "resolve_run", "results",
-    "runs", "save_agreement_run", "session_costs", "skips", "start_run", "strategy_summary", "summaries", "transaction", "unit_costs",
-    "write_batch", "writing",
+    "arrow_schema", "clear_run_rows", "compare_runs", "connect", "conversation", "conversations", "copy_llm_calls",
+    "current_version", "default_db", "default_llm_cache", "done_keys", "estimator_summary", "finish_run",
+    "get_llm_call", "insert_arrow", "is_lock_error", "migrate", "open_llm_cache", "put_llm_call", "reading",
+    "recorded_compactions", "resolve_run", "results", "run_status", "runs", "save_agreement_run", "save_search",
+    "session_costs", "skips", "start_run", "stored_conversations", "strategy_summary", "summaries", "transaction",
+    "tune_evaluations", "tune_searches", "unit_costs", "write_batch", "writing",
 ]

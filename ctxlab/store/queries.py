@@ -21,12 +21,13 @@ SUMMARY_KEYS = ("label", "counter", "window", "mode")
 
 
 def runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every run, newest first, with its totals (a run stored before issue 21 has its windows under
-    the config key ``budgets``)."""
+    """Every run, newest first, with its totals; ``tuned`` names the preset of a setting `ctxlab tune`
+    evaluated (None for a replay). A run stored before issue 21 has its windows under the config key
+    ``budgets``."""
     return con.execute("""
         SELECT run_id, name, status, started_at, finished_at, conversations, units, errors, skips, wall_s,
                config->>'counters' AS counters, coalesce(config->>'windows', config->>'budgets') AS windows,
-               config->>'modes' AS modes, config->>'sources' AS sources
+               config->>'modes' AS modes, config->>'sources' AS sources, config->'tune'->>'preset' AS tuned
         FROM runs ORDER BY started_at DESC""").df()
 
 
@@ -35,10 +36,12 @@ RUN_TABLES = {"runs": "run", "agreement_runs": "agreement run"}
 
 def resolve_run(con: duckdb.DuckDBPyConnection, run: str | None, *, table: str = "runs") -> str:
     """A run id from an id, an id prefix or a run name (newest match); the newest run for None.
-    `table` is ``runs`` (replays) or ``agreement_runs`` (`ctxlab agree`)."""
+    `table` is ``runs`` (replays) or ``agreement_runs`` (`ctxlab agree`). The newest run is a
+    replay's: the one-setting runs `ctxlab tune` stores are chosen only when there is nothing else."""
     what = RUN_TABLES[table]
     if run is None:
-        row = first_row(con.execute(f"SELECT run_id FROM {table} ORDER BY started_at DESC LIMIT 1"))
+        tuned = "(config->'tune') IS NOT NULL, " if table == "runs" else ""
+        row = first_row(con.execute(f"SELECT run_id FROM {table} ORDER BY {tuned}started_at DESC LIMIT 1"))
     else:
         row = first_row(con.execute(
             f"SELECT run_id FROM {table} WHERE run_id = ? OR run_id LIKE ? || '%' OR name = ? "
@@ -135,6 +138,14 @@ def conversation(con: duckdb.DuckDBPyConnection, run_id: str, conversation_id: s
     if row is None or row[0] is None:
         raise CtxlabError(f"run {run_id} has no stored conversation {conversation_id!r}")
     return Conversation.from_record(json.loads(row[0]))
+
+
+def stored_conversations(con: duckdb.DuckDBPyConnection, run_id: str, dataset: str) -> list[tuple[int, Conversation]]:
+    """Every conversation of one dataset of a run, as replayed, with its number there (empty when
+    the run stored no records)."""
+    rows = con.execute("SELECT seq, record FROM conversations WHERE run_id = ? AND dataset = ? AND record IS NOT NULL "
+                       "ORDER BY seq", [run_id, dataset]).fetchall()
+    return [(int(seq), Conversation.from_record(json.loads(record))) for seq, record in rows]
 
 
 def summaries(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:

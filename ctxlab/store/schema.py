@@ -102,6 +102,19 @@ RESULT_GROUNDED: Columns = (
     ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
     *((c, "INTEGER") for c in _GROUNDED_COUNTS), ("needed_lost", "JSON"), ("instructions_lost", "JSON"),
 )
+# `ctxlab tune` (issue 24): a search of one preset's knobs, and each setting it evaluated; the
+# setting's rows are an ordinary run (`run_id`), these say which runs one search compared and how.
+TUNE_SEARCHES: Columns = (
+    ("search_id", "VARCHAR"), ("name", "VARCHAR"), ("preset", "VARCHAR"), ("window", "INTEGER"), ("scope", "JSON"),
+    ("sources", "JSON"), ("method", "VARCHAR"), ("goal", "JSON"), ("knobs", "JSON"), ("trials", "INTEGER"),
+    ("seed", "INTEGER"), ("pick_row", "INTEGER"), ("evidence", "VARCHAR"), ("created_at", "TIMESTAMP"),
+    ("wall_s", "DOUBLE"),
+)
+TUNE_EVALUATIONS: Columns = (
+    ("search_id", "VARCHAR"), ("evaluation", "INTEGER"), ("setting_key", "VARCHAR"), ("run_id", "VARCHAR"),
+    ("label", "VARCHAR"), ("knob_values", "JSON"), ("params", "JSON"), ("measures", "JSON"), ("front", "JSON"),
+    ("on_front", "BOOLEAN"), ("ties", "JSON"), ("is_default", "BOOLEAN"), ("picked", "BOOLEAN"), ("cached", "BOOLEAN"),
+)
 SKIPS: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("where", "VARCHAR"), ("reason", "VARCHAR"))
 DONE: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("units", "INTEGER"))
 LLM_CALLS: Columns = (
@@ -399,6 +412,12 @@ def _v7_window(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(UNIT_COSTS_VIEW)
 
 
+def _v8_tune(con: duckdb.DuckDBPyConnection) -> None:
+    """`ctxlab tune` searches and the settings each evaluated (issue 24)."""
+    con.execute(create_table("tune_searches", TUNE_SEARCHES, "PRIMARY KEY (search_id)"))
+    con.execute(create_table("tune_evaluations", TUNE_EVALUATIONS))
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (1, "tables", _v1_tables),
     (2, "views", _v2_views),
@@ -407,6 +426,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], 
     (5, "next-action agreement", _v5_agreement),
     (6, "grounded measures", _v6_grounded),
     (7, "window", _v7_window),
+    (8, "tune searches", _v8_tune),
 )
 LATEST = MIGRATIONS[-1][0]
 

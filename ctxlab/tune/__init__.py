@@ -14,6 +14,10 @@
 - `space`, `measures`, `pareto`, `tuner`, `optimize` — the search: a grid for up to two knobs,
   optuna's seeded TPE beyond; every evaluation kept, cached by a canonical key; the Pareto front
   of quality against cost with ties named, and the pick with its evidence (`search`).
+- `sessions`, `evaluate`, `stored`, `run` — the objective on real sessions: each setting replayed
+  call by call through the replay's own per-unit code and scored by the grounded measures and
+  effective cost (`Sessions`, `Evaluator`); every evaluation a run in the store, reused on a rerun
+  (`StoreCache`, `save`); `ctxlab tune` as a function (`tune`, `evaluations_frame`).
 
 Names resolve lazily; optuna loads only when a search needs it.
 """
@@ -39,20 +43,31 @@ _EXPORTS = {
     "DEFAULT_TRIALS": "ctxlab.tune.tuner", "EvaluationCache": "ctxlab.tune.tuner",
     "MemoryCache": "ctxlab.tune.tuner", "Objective": "ctxlab.tune.tuner", "SearchResult": "ctxlab.tune.tuner",
     "search": "ctxlab.tune.tuner",
+    "Item": "ctxlab.tune.sessions", "Sessions": "ctxlab.tune.sessions",
+    "Evaluator": "ctxlab.tune.evaluate", "Scored": "ctxlab.tune.evaluate", "spec_text": "ctxlab.tune.evaluate",
+    "StoreCache": "ctxlab.tune.stored", "save": "ctxlab.tune.stored",
+    "TuneOutcome": "ctxlab.tune.run", "evaluations_frame": "ctxlab.tune.run", "front_frame": "ctxlab.tune.run",
+    "tune": "ctxlab.tune.run",
 }
 __all__ = ["DEFAULT_TRIALS", "GRID_POINTS", "KNOBS", "AgentKnobs", "Constraint", "Dimension", "Evaluation",
-           "EvaluationCache", "Form", "FrontPoint", "Goal", "Knob", "Measure", "MemoryCache", "Objective", "Pick", "Ref",
-           "Sample", "SearchResult", "Setting", "Snippet", "Span", "W", "dimensions", "front", "knobs_for",
-           "parse_snippet", "pick", "render_snippets", "search", "setting", "setting_key", "written_values"]
+           "EvaluationCache", "Evaluator", "Form", "FrontPoint", "Goal", "Item", "Knob", "Measure", "MemoryCache",
+           "Objective", "Pick", "Ref", "Sample", "Scored", "SearchResult", "Sessions", "Setting", "Snippet", "Span",
+           "StoreCache", "TuneOutcome", "W", "dimensions", "evaluations_frame", "front", "front_frame", "knobs_for",
+           "parse_snippet", "pick", "render_snippets", "save", "search", "setting", "setting_key", "spec_text", "tune",
+           "written_values"]
 
 __getattr__ = lazy_exports("ctxlab.tune", _EXPORTS, globals())
 
 
 if TYPE_CHECKING:
     from ctxlab.tune.agents import KNOBS, knobs_for
+    from ctxlab.tune.evaluate import Evaluator, Scored, spec_text
     from ctxlab.tune.knobs import AgentKnobs, Constraint, Form, Knob, Ref, Span, W
     from ctxlab.tune.measures import Evaluation, Goal, Measure, Sample
     from ctxlab.tune.pareto import FrontPoint, Pick, front, pick
+    from ctxlab.tune.run import TuneOutcome, evaluations_frame, front_frame, tune
+    from ctxlab.tune.sessions import Item, Sessions
     from ctxlab.tune.snippets import Snippet, parse_snippet, render_snippets, written_values
     from ctxlab.tune.space import GRID_POINTS, Dimension, Setting, dimensions, setting, setting_key
+    from ctxlab.tune.stored import StoreCache, save
     from ctxlab.tune.tuner import DEFAULT_TRIALS, EvaluationCache, MemoryCache, Objective, SearchResult, search

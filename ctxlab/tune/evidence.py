@@ -1,6 +1,6 @@
 """The pick's evidence, in words: what it keeps and costs, what it ties with, the agent's default.
 
-Each finding is said once; ties are named as ties (overlapping intervals), never as wins.
+Each finding is said once; ties are named as ties (`ctxlab.tune.measures.tied`), never as wins.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ctxlab.tune.measures import Evaluation, Goal, Measure
+from ctxlab.tune.measures import Evaluation, Goal, Measure, tied
 
 _LISTED = 3  # tied settings named one by one; the rest are counted
 
@@ -18,18 +18,25 @@ def evidence(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, tied: S
     """The paragraph behind a pick (see `ctxlab.tune.pareto.pick` for the rule)."""
     e = evaluations[chosen]
     q, c = e.measures[goal.quality], e.measures[goal.cost]
-    parts = [f"{describe(e)} keeps {goal.quality} {interval(q)} at {goal.cost} {number(c.mean)} "
-             f"over {q.sessions} session{'s' * (q.sessions != 1)}."]
+    parts = [f"{describe(e)} keeps {_name(goal.quality)} {interval(q, goal.quality)} at {_name(goal.cost)} "
+             f"{number(c.mean, goal.cost)} over {q.sessions} session{'s' * (q.sessions != 1)}."]
     if tied:
-        named = "; ".join(f"{describe(evaluations[i])} ({number(evaluations[i].measures[goal.cost].mean)})"
-                          for i in tied[:_LISTED])
+        named = "; ".join(f"{_default_mark(i, default)}{describe(evaluations[i])} "
+                          f"({number(evaluations[i].measures[goal.cost].mean, goal.cost)})" for i in tied[:_LISTED])
         more = f" and {len(tied) - _LISTED} more" if len(tied) > _LISTED else ""
         lead = "the best quality" if best != chosen else "it"
-        parts.append(f"Tied with {lead} (quality intervals overlap): {named}{more}; this is the cheapest of the tied.")
+        parts.append(f"Tied with {lead} (zero inside the interval of the difference in quality): {named}{more}; "
+                     "this is the cheapest of the tied.")
     if goal.rejected is not None and e.measures[goal.rejected].mean > 0:
-        parts.append(f"Every setting had rejected calls; this one the fewest ({number(e.measures[goal.rejected].mean)}).")
+        parts.append("Every setting had rejected calls; this one the fewest "
+                     f"({number(e.measures[goal.rejected].mean, goal.rejected)}).")
     parts.append(_versus_default(evaluations, goal, chosen, default))
     return " ".join(p for p in parts if p)
+
+
+def _default_mark(row: int, default: int | None) -> str:
+    # A grid point can write the same values as the default (Codex: unset is 90% of the window).
+    return "the agent's default, " if row == default else ""
 
 
 def _versus_default(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, default: int | None) -> str:
@@ -39,16 +46,16 @@ def _versus_default(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, 
         return "It is the agent's default."
     d, e = evaluations[default], evaluations[chosen]
     qd, qe = d.measures[goal.quality], e.measures[goal.quality]
-    verdict = ("a tie on quality" if qd.overlaps(qe) else "the pick keeps more" if qe.mean > qd.mean
+    verdict = ("a tie on quality" if tied(e, d, goal.quality) else "the pick keeps more" if qe.mean > qd.mean
                else "the default keeps more")
-    cost = _change(e.measures[goal.cost].mean, d.measures[goal.cost].mean)
-    return (f"The agent's default ({describe(d)}) keeps {interval(qd)} at {number(d.measures[goal.cost].mean)}: "
-            f"{verdict}, and the pick costs {cost}.")
+    cost = _change(e.measures[goal.cost].mean, d.measures[goal.cost].mean, goal.cost)
+    return (f"The agent's default ({describe(d)}) keeps {interval(qd, goal.quality)} at "
+            f"{number(d.measures[goal.cost].mean, goal.cost)}: {verdict}, and the pick costs {cost}.")
 
 
-def _change(new: float, old: float) -> str:
+def _change(new: float, old: float, measure: str = "") -> str:
     if not old:
-        return f"{number(new)} against {number(old)}"
+        return f"{number(new, measure)} against {number(old, measure)}"
     delta = (new - old) / old
     return "the same" if abs(delta) < 0.0005 else f"{abs(delta):.1%} {'less' if delta < 0 else 'more'}"
 
@@ -68,15 +75,31 @@ def written(value: Any) -> str:
     return str(value)
 
 
-def interval(m: Measure) -> str:
+def interval(m: Measure, measure: str = "") -> str:
     """``mean (95% CI low-high)``, or the mean alone for a point interval."""
     if m.low == m.high:
-        return number(m.mean)
-    return f"{number(m.mean)} (95% CI {number(m.low)}-{number(m.high)})"
+        return number(m.mean, measure)
+    return f"{number(m.mean, measure)} (95% CI {number(m.low, measure)}-{number(m.high, measure)})"
 
 
-def number(x: float) -> str:
-    """Three decimals under 10, whole numbers with separators above."""
+# How the tuner's own measures read in a sentence (others keep their names and plain numbers).
+_NAMES = {"needed_recall": "needed-context recall", "effective_usd": "$ per session with prompt caching + refetch",
+          "effective_tokens": "tokens sent + refetch per session", "instruction_survival": "instruction survival"}
+_PERCENT = ("needed_recall", "in_context_recall", "non_regex_recall", "instruction_survival", "rejected",
+            "orphan_rate", "overflow_rate")
+
+
+def _name(measure: str) -> str:
+    return _NAMES.get(measure, measure)
+
+
+def number(x: float, measure: str = "") -> str:
+    """A measure's value: a percentage for the tuner's recalls and rates, dollars for
+    ``effective_usd``; else three decimals under 10 and whole numbers with separators above."""
+    if measure in _PERCENT:
+        return f"{100 * x:.1f}%"
+    if measure == "effective_usd":
+        return f"${x:,.4f}"
     return f"{x:,.3f}" if abs(x) < 10 else f"{x:,.0f}"
 
 

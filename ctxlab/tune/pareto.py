@@ -1,8 +1,10 @@
 """The Pareto front of evaluated settings, and the pick with its evidence.
 
 Measures are means with intervals over sessions (`ctxlab.tune.measures`). Ties follow the
-grounded-measures issue: two settings whose intervals overlap are tied on that measure. A setting is dominated when another is no worse on quality and cost (the intervals
-overlap or it is better) and clearly better on one (its interval is wholly better); the front is
+grounded-measures issue: two settings are tied on a measure when the interval of their difference
+holds zero (`ctxlab.tune.measures.compare`: paired over the sessions both were evaluated on; for
+evaluations without samples, when their intervals overlap). A setting is dominated when another
+is no worse on quality and cost (tied or better) and clearly better on one; the front is
 every setting nothing dominates (a setting without a quality or a cost is left out). The pick: among settings with no rejected call (or, if none, the
 fewest), the best quality and every setting tied with it; of those, the cheapest.
 """
@@ -15,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ctxlab.tune.evidence import evidence
-from ctxlab.tune.measures import Evaluation, Goal
+from ctxlab.tune.measures import Evaluation, Goal, higher, tied
 
 
 class FrontPoint(NamedTuple):
@@ -35,10 +37,10 @@ class Pick(NamedTuple):
 
 
 def dominates(a: Evaluation, b: Evaluation, goal: Goal) -> bool:
-    """Whether `a` is no worse than `b` on quality and cost and clearly better on one."""
-    qa, qb, ca, cb = a.measures[goal.quality], b.measures[goal.quality], a.measures[goal.cost], b.measures[goal.cost]
-    quality_worse, cost_worse = qa.high < qb.low, ca.low > cb.high
-    return not quality_worse and not cost_worse and (qa.low > qb.high or ca.high < cb.low)
+    """Whether `a` is no worse than `b` on quality and cost and clearly better on one
+    (`ctxlab.tune.measures.compare`: paired over sessions when the evaluations carry samples)."""
+    quality_worse, cost_worse = higher(b, a, goal.quality), higher(a, b, goal.cost)
+    return not quality_worse and not cost_worse and (higher(a, b, goal.quality) or higher(b, a, goal.cost))
 
 
 def front(evaluations: Sequence[Evaluation], goal: Goal) -> tuple[FrontPoint, ...]:
@@ -51,8 +53,7 @@ def front(evaluations: Sequence[Evaluation], goal: Goal) -> tuple[FrontPoint, ..
 
 
 def _tied(a: Evaluation, b: Evaluation, goal: Goal) -> bool:
-    return (a.measures[goal.quality].overlaps(b.measures[goal.quality])
-            and a.measures[goal.cost].overlaps(b.measures[goal.cost]))
+    return tied(a, b, goal.quality) and tied(a, b, goal.cost)
 
 
 def pick(evaluations: Sequence[Evaluation], goal: Goal, default: int | None = None) -> Pick | None:
@@ -67,11 +68,10 @@ def pick(evaluations: Sequence[Evaluation], goal: Goal, default: int | None = No
     if not pool:
         return None
     best = max(pool, key=lambda i: (evaluations[i].measures[goal.quality].mean, -i))
-    top = evaluations[best].measures[goal.quality]
-    tied = [i for i in pool if evaluations[i].measures[goal.quality].overlaps(top)]
-    chosen = min(tied, key=lambda i: (evaluations[i].measures[goal.cost].mean,
-                                      -evaluations[i].measures[goal.quality].mean, i))
-    others = tuple(i for i in tied if i != chosen)
+    level = [i for i in pool if i == best or tied(evaluations[i], evaluations[best], goal.quality)]
+    chosen = min(level, key=lambda i: (evaluations[i].measures[goal.cost].mean,
+                                       -evaluations[i].measures[goal.quality].mean, i))
+    others = tuple(i for i in level if i != chosen)
     return Pick(chosen, others, evidence(evaluations, goal, chosen, others, best, default))
 
 

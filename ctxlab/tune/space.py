@@ -51,31 +51,60 @@ def on_step(x: float, knob: Knob) -> float:
 
 
 def dimensions(entry: AgentKnobs, window: int, names: Sequence[str] | None = None) -> tuple[Dimension, ...]:
-    """The searched knobs of `entry` at `window` tokens (all of them, or those in `names`).
+    """The searched knobs of `entry` at `window` tokens (those in `names`, or every one whose span is
+    not empty there: the others stay at the preset's value, see `held`).
 
     Raises:
         UnknownNameError: a name that is not one of the entry's searchable knobs.
-        CtxlabError: a knob with nothing to search at this window.
+        CtxlabError: a named knob with nothing to search at this window, or no knob left to search
+            (the preset cannot be tuned at this window; the message says why).
     """
     searchable = {k.name: k for k in entry.knobs if k.searched is not None and k.kind in ("int", "float")}
-    chosen = list(searchable) if names is None else list(names)
-    for name in chosen:
+    for name in names or ():
         if name not in searchable:
             raise UnknownNameError(f"searchable knob of {entry.preset}", name, list(searchable))
+    empty = held(entry, window)
+    if names is not None:
+        for name in names:
+            if name in empty:
+                raise CtxlabError(empty[name])
+        return tuple(_dimension(searchable[name], window) for name in names)
+    chosen = [name for name in searchable if name not in empty]
+    if not chosen and empty:
+        raise CtxlabError(f"{entry.preset} cannot be tuned at a window of {window:,} tokens: "
+                          + "; ".join(empty.values()))
     return tuple(_dimension(searchable[name], window) for name in chosen)
 
 
-def _dimension(knob: Knob, window: int) -> Dimension:
+def held(entry: AgentKnobs, window: int) -> dict[str, str]:
+    """The searchable knobs of `entry` whose span is empty at `window` tokens, each with the reason:
+    the tuner leaves them at the preset's value (an Anthropic compaction trigger cannot go under
+    50,000 tokens, so at a smaller window the API never compacts before the window is full)."""
+    out = {}
+    for knob in entry.knobs:
+        if knob.searched is not None and knob.kind in ("int", "float") and _span(knob, window) is None:
+            low, high = knob.searched.resolve(window)
+            why = f": {knob.searched.why}" if knob.searched.why else ""
+            out[knob.name] = (f"{knob.name}: nothing to search at a window of {window:,} tokens (its span "
+                              f"{low:,.0f}..{high:,.0f} {knob.unit} is empty there{why})")
+    return out
+
+
+def _span(knob: Knob, window: int) -> tuple[float, float] | None:
+    """The knob's searched span at `window`, aligned to its step; None when empty."""
     assert knob.searched is not None
     low, high = knob.searched.resolve(window)
     if low is None or high is None:
         raise CtxlabError(f"{knob.name}: its searched span must be bounded")
     step = knob.step or 1
     low, high = math.ceil(round(low / step, 9)) * step, math.floor(round(high / step, 9)) * step
-    if low > high:
-        raise CtxlabError(f"{knob.name}: nothing to search at a window of {window:,} tokens "
-                          f"(its span {knob.searched.low}..{knob.searched.high} is empty there)")
-    return Dimension(knob, on_step(low, knob), on_step(high, knob))
+    return None if low > high else (low, high)
+
+
+def _dimension(knob: Knob, window: int) -> Dimension:
+    span = _span(knob, window)
+    assert span is not None  # `dimensions` set empty spans aside
+    return Dimension(knob, on_step(span[0], knob), on_step(span[1], knob))
 
 
 class Setting(NamedTuple):
@@ -124,4 +153,4 @@ def _canon(value: Any) -> Any:
     return str(value)
 
 
-__all__ = ["GRID_POINTS", "Dimension", "Setting", "dimensions", "on_step", "setting", "setting_key"]
+__all__ = ["GRID_POINTS", "Dimension", "Setting", "dimensions", "held", "on_step", "setting", "setting_key"]

@@ -70,6 +70,7 @@ class SearchResult(NamedTuple):
     front: tuple[FrontPoint, ...]
     pick: Pick | None
     default: int = 0
+    searched: tuple[str, ...] = ()  # the knobs the search moved (the others stay at the preset's values)
 
 
 def search(preset: str, objective: Objective, *, window: int, goal: Goal, knobs: Sequence[str] | None = None,
@@ -112,7 +113,7 @@ def search(preset: str, objective: Objective, *, window: int, goal: Goal, knobs:
                  trials=trials, seed=seed)
     evaluations = tuple(run.evaluations)
     return SearchResult(preset, window, chosen, goal, evaluations, front(evaluations, goal),
-                        pick(evaluations, goal, default=0))
+                        pick(evaluations, goal, default=0), searched=tuple(d.name for d in dims))
 
 
 def _method(method: str, dims: Sequence[Dimension]) -> str:
@@ -153,7 +154,8 @@ class _Run:
             return self.by_key[candidate.key]
         stored = self.cache.get(candidate.key) if self.cache is not None else None
         samples = stored if stored is not None else self._run(candidate)
-        evaluation = Evaluation(candidate, self._measures(samples, candidate), cached=stored is not None)
+        evaluation = Evaluation(candidate, self._measures(samples, candidate), cached=stored is not None,
+                                samples=samples)
         self.evaluations.append(evaluation)
         self.by_key[candidate.key] = evaluation
         return evaluation

@@ -24,7 +24,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 # Page path and a text that appears only once the page has rendered its data (a cold app is slow).
 PAGES = (("", "Dataset fingerprints", "runs"), ("comparison", "Mean retained ratio", "comparison"),
          ("estimators", "Break down by", "estimators"), ("summaries", "Read a summary", "summaries"),
-         ("tuning", "Target fact recall", "tuning"), ("explorer", "Read messages that were", "explorer"),
+         ("tuning", "own terms", "tuning"), ("explorer", "Read messages that were", "explorer"),
          ("policies", "requests a provider rejects", "policies"), ("costs", "pays writes again", "costs"))
 RENDER_TIMEOUT_MS = 90_000
 
@@ -125,19 +125,38 @@ def test_xss_conversation_stays_text(server: str, page: object):
     page.screenshot(path=str(shots() / "explorer-xss.png"), full_page=True)
 
 
-def test_window_slider_keyboard_changes_numbers(server: str, page: object):
-    open_page(page, f"{server}/comparison", "Mean retained ratio")
-    metric = page.locator('[data-testid="stMetric"]').filter(has_text="Mean retained ratio")
-    value = metric.locator('[data-testid="stMetricValue"]')
+def move_slider(page: object, metric_label: str, slider_name: str, key: str, wait_s: float = 30) -> str:
+    """Press `key` on a slider and wait until the metric shows another value; returns the slider's new value."""
+    value = page.locator('[data-testid="stMetric"]').filter(has_text=metric_label).locator(
+        '[data-testid="stMetricValue"]')
     before = value.inner_text()
-    slider = page.get_by_role("slider", name="Window (tokens)")
+    slider = page.get_by_role("slider", name=slider_name)
     start = slider.get_attribute("aria-valuetext")
     slider.focus()
-    page.keyboard.press("ArrowLeft")
-    deadline = time.monotonic() + 30
+    page.keyboard.press(key)
+    deadline = time.monotonic() + wait_s
     while value.inner_text() == before and time.monotonic() < deadline:
         page.wait_for_timeout(200)
     assert slider.get_attribute("aria-valuetext") != start
-    assert value.inner_text() != before, "moving the window must change the numbers shown"
-    page.get_by_text(f"At {int(slider.get_attribute('aria-valuetext')):,} tokens").wait_for()
+    assert value.inner_text() != before, f"moving {slider_name} must change the numbers shown"
+    return slider.get_attribute("aria-valuetext")
+
+
+def test_window_slider_keyboard_changes_numbers(server: str, page: object):
+    open_page(page, f"{server}/comparison", "Mean retained ratio")
+    window = move_slider(page, "Mean retained ratio", "Window (tokens)", "ArrowLeft")
+    page.get_by_text(f"At {int(window):,} tokens").wait_for()
     page.screenshot(path=str(shots() / "comparison-after-slider.png"), full_page=True)
+
+
+def test_tuning_knob_keyboard_re_runs_the_policy(server: str, page: object):
+    """Moving an agent's knob re-runs its policy over the run's sessions and changes the numbers;
+    the screenshot after the move is the one docs/screenshots/tuning.png shows."""
+    page.set_viewport_size({"width": 1400, "height": 2000})  # the page scrolls inside: show all of it
+    open_page(page, f"{server}/tuning", "own terms")
+    page.get_by_test_id("stButton").get_by_role("button", name="Search").click()  # not a table's search icon
+    page.get_by_text("Search pick").first.wait_for(timeout=RENDER_TIMEOUT_MS)
+    move_slider(page, "needed-context recall", "compaction.keepRecentTokens", "Home", wait_s=60)  # the smallest tail
+    page.get_by_text("setting: pi:keep_tokens=").first.wait_for(timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(shots() / "tuning-after-slider.png"), full_page=True)

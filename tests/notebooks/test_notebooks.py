@@ -16,7 +16,7 @@ FOLDER = Path(__file__).resolve().parents[2] / "notebooks"
 def test_notebook_executes(name: str, demo_db: Path, tmp_path: Path):
     params = {"db": str(demo_db), "run": None, "dataset": None}
     if name.startswith("04"):
-        params |= {"strategy": "window_guard", "target_recall": 0.9, "max_overflow": 0.0}
+        params |= {"policy": "codex", "settings": {"model_auto_compact_token_limit": 4000}}
     executed = execute(notebook_dir() / name, tmp_path, params, timeout=120)
     nb = nbformat.read(executed.notebook, as_version=4)
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
@@ -43,7 +43,7 @@ def test_notebooks_are_committed_clean(name: str):
     for param in ("db", "run", "dataset"):
         assert f"\n{param} = " in "\n" + tagged[0].source
     if name.startswith("04"):
-        for param in ("strategy", "target_recall", "max_overflow"):
+        for param in ("logs", "policy", "window", "price_model", "settings", "search"):
             assert f"\n{param} = " in tagged[0].source
 
 

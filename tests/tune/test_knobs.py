@@ -118,3 +118,14 @@ def test_docs_tables_name_every_knob_and_source(entry):
         assert f"| `{knob.name}` |" in table and str(knob.source) in table
     assert ("is not a registered preset yet" in table) == entry.pending
     assert snippet_examples(entry.preset).count("```") == 2 * len(entry.forms)
+
+
+def test_an_agent_preset_without_user_settings_says_why_it_cannot_be_tuned():
+    from ctxlab.strategies import get_strategy
+    from ctxlab.tune.agents import UNTUNABLE
+
+    for preset, why in UNTUNABLE.items():
+        get_strategy(preset)  # a registered preset...
+        with pytest.raises(CtxlabError, match=f"{preset} cannot be tuned: .*remote config"):
+            knobs_for(preset)  # ...whose knobs no user sets
+        assert preset not in KNOBS and why

@@ -141,6 +141,8 @@ def test_ties_inside_intervals_and_the_cheapest_of_them():
     assert chosen is not None and chosen.row == 0 and chosen.tied == (1,)
     assert "Tied with the best quality" in chosen.evidence and "a tie on quality" in chosen.evidence
     assert "33.3% less" in chosen.evidence
+    assert "quality): the agent's default, " in chosen.evidence  # a tied default is named as the default
+    assert "the agent's default, " not in pick(evals, GOAL, default=2).evidence
 
 
 def test_without_a_clean_setting_the_fewest_rejected_come_first():

@@ -225,3 +225,25 @@ def test_the_late_2026_presets_render_their_agents_defaults():
 def test_bad_snippets_say_why(preset, text, kind, message):
     with pytest.raises(CtxlabError, match=message):
         parse_snippet(preset, text, WINDOW, kind)
+
+
+@pytest.fixture(scope="module")
+def one_session():
+    from ctxlab.tune import Sessions
+
+    return Sessions.load(["sample:agent_sessions"], limit=1)
+
+
+@pytest.mark.parametrize("preset", sorted(p for p, e in KNOBS.items() if not e.pending))
+def test_a_search_s_pick_renders_snippets_that_parse_with_the_source_s_names(preset, one_session):
+    from ctxlab.tune import tune
+
+    window = 64_000 if preset == "anthropic_compaction" else 4000  # the API refuses a trigger under 50,000
+    result = tune(one_session, preset, window=window, trials=3).result
+    chosen = result.evaluations[result.pick.row if result.pick is not None else -1].setting
+    snippets = render_snippets(preset, chosen.params, window)
+    assert {s.kind for s in snippets} == {kind for p, kind in FORMS if p == preset}
+    for snippet in snippets:
+        names = names_in(snippet.kind, snippet.text)
+        assert EXPECTED[(preset, snippet.kind)] <= names <= EXPECTED[(preset, snippet.kind)] | OPTIONAL.get(
+            (preset, snippet.kind), set()), snippet.text

@@ -1,0 +1,245 @@
+"""Evaluating one setting over the sessions, through the replay's own per-unit code and rows.
+
+A setting is a strategy spec (`spec_text`: the preset with its overrides, as ``--strategy``
+takes it). `Evaluator.evaluate` replays it call by call over every session with
+`ctxlab.replay.worker.replay_conversation` (the code a ``ctxlab replay --mode per-turn`` worker
+runs, given each session's kept `Session`), which writes the run's rows; those rows go into an
+in-memory store with the store's own schema and views, and are read back with the queries
+`ctxlab recommend` reads a run with (`ctxlab.analysis.frames.results`, `ctxlab.store.session_costs`).
+`score` then turns them into the samples the search compares (`MEASURES`, one per session) and the
+row `ctxlab.analysis.recommend.frontier` gives the setting, which is what is printed. A setting's
+numbers are therefore those of a replay of that spec alone, by construction; the rows are kept
+(`pending`) for the store, written after the search (`ctxlab.tune.stored`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import pandas as pd
+import pyarrow as pa
+
+from ctxlab.cost import input_price
+from ctxlab.errors import CtxlabError
+from ctxlab.registry import parse_spec
+from ctxlab.replay.config import DEFAULT_COUNTER, SEED
+from ctxlab.replay.plan import Entry, WorkSpec, resolve_entries
+from ctxlab.replay.rows import Rows
+from ctxlab.replay.worker import build_state, replay_conversation
+from ctxlab.strategies import get_strategy
+from ctxlab.tune.measures import Sample
+from ctxlab.tune.sessions import Sessions
+from ctxlab.tune.space import Setting, setting_key
+
+# The tables a setting's measures are read from (the rest of its rows only go to the store).
+_MEASURED = ("result_rows", "result_refs", "result_grounded", "result_costs")
+# Measure name -> (value column, weight column or None for 1) of a session row (`session_frame`).
+MEASURES = {
+    "needed_recall": ("needed_kept", "needed_total"),
+    "in_context_recall": ("framed_kept", "needed_total"),
+    "non_regex_recall": ("non_regex_kept", "non_regex_total"),
+    "instruction_survival": ("instructions_kept", "instructions_total"),
+    "tokens_sent": ("tokens_sent", None),
+    "effective_tokens": ("effective_tokens", None),
+    "effective_usd": ("effective_usd", None),
+    "orphan_rate": ("orphaned", "calls"),
+    "overflow_rate": ("overflowed", "calls"),
+    "rejected": ("rejected_calls", "calls"),
+}
+
+
+class Scored(NamedTuple):
+    """A setting's samples per measure (one per session), its `frontier` row, its run and timing."""
+
+    samples: dict[str, tuple[Sample, ...]]
+    row: dict[str, Any]
+    run_id: str
+    seconds: float = 0.0
+
+
+class Pending(NamedTuple):
+    """An evaluated setting's rows, not yet in the store (``setting`` when the search named it)."""
+
+    run_id: str
+    label: str
+    entry: Entry
+    tables: dict[str, pa.Table]
+    seconds: float
+    setting: Setting | None = None
+
+
+def spec_text(preset: str, params: Mapping[str, Any]) -> str:
+    """The setting as a strategy spec ``--strategy`` accepts: ``preset:key=value,...``.
+
+    Raises:
+        CtxlabError: a value the spec syntax cannot carry (a comma in a text), or a text that does
+            not rebuild the same strategy.
+    """
+    if not params:
+        return preset
+    parts = []
+    for key, value in params.items():
+        text = json.dumps(value) if not isinstance(value, str) or _reads_as_other(value) else value
+        if "," in text:
+            raise CtxlabError(f"{preset}: {key}={value!r} cannot be written in a strategy spec")
+        parts.append(f"{key}={text}")
+    text = f"{preset}:{','.join(parts)}"
+    if get_strategy(text).spec != get_strategy(preset, **params).spec or parse_spec(text)[0] != preset:
+        raise CtxlabError(f"{text!r} does not rebuild {preset} with {dict(params)}")
+    return text
+
+
+def _reads_as_other(value: str) -> bool:
+    try:
+        return json.loads(value) != value
+    except json.JSONDecodeError:
+        return False
+
+
+def run_id_of(key: str) -> str:
+    """The store run id of a setting key (a digest: the same setting on the same sessions is one run)."""
+    return "t" + hashlib.sha256(f"tune|{key}".encode()).hexdigest()[:11]
+
+
+def work_spec(run_id: str, entry: Entry, window: int, reference: str, price_model: str | None) -> WorkSpec:
+    """What the replay worker needs for one setting: per turn, at `window`, graded and priced, no
+    estimator rows and no regex fact recall or summary scores (the tuner's measures need neither)."""
+    return WorkSpec(run_id, (entry,), (window,), ("per-turn",), (reference,), (), store_records=False, quality=False,
+                    price_models=(price_model,) if price_model else (), grounded=True)
+
+
+class Evaluator:
+    """Evaluates settings over sessions at one window; the objective `ctxlab.tune.search` calls.
+
+    Thread-safe (the dashboard's sessions share one): evaluations run one at a time.
+
+    Args:
+        sessions: the sessions.
+        window: the context window (tokens).
+        reference: the tokenizer that counts what is sent (and refetch tokens).
+        price_model: a litellm model to bill each call by with prompt caching (the cost is then
+            dollars plus refetch at its uncached input price; else tokens sent plus refetch).
+    """
+
+    def __init__(self, sessions: Sessions, *, window: int, reference: str = DEFAULT_COUNTER,
+                 price_model: str | None = None) -> None:
+        self.sessions, self.window, self.reference, self.price_model = sessions, window, reference, price_model
+        self.scope = sessions.scope(reference, price_model)
+        self.input_price = input_price(price_model) if price_model else None
+        self.scored: dict[str, Scored] = {}
+        self.pending: dict[str, Pending] = {}
+        self._lock = threading.RLock()
+        self._con: Any = None
+
+    @property
+    def cost(self) -> str:
+        """The measure a setting's cost is judged by."""
+        return "effective_usd" if self.price_model else "effective_tokens"
+
+    def __call__(self, setting: Setting) -> dict[str, tuple[Sample, ...]]:
+        return self.evaluate(spec_text(setting.preset, setting.params), setting.key, setting).samples
+
+    def key(self, label: str) -> str:
+        """The key of a strategy spec at this window and scope (`ctxlab.tune.space.setting_key`)."""
+        name, params = parse_spec(label)
+        return setting_key(name, self.window, params, self.scope)
+
+    def evaluate(self, label: str, key: str | None = None, candidate: Setting | None = None) -> Scored:
+        """Replay the strategy spec `label` over the sessions (or return it, already evaluated);
+        `candidate` is the knob setting it stands for, recorded with its run."""
+        key = key or self.key(label)
+        with self._lock:
+            if key not in self.scored:
+                started = time.perf_counter()
+                entry = resolve_entries([label], [SEED])[0]
+                tables = self._replay(run_id_of(key), entry)
+                results, costs = self._read(run_id_of(key), tables)
+                seconds = time.perf_counter() - started
+                self.scored[key] = score(results, costs, self.reference, self.input_price, run_id_of(key), seconds)
+                self.pending[key] = Pending(run_id_of(key), label, entry, tables, seconds, candidate)
+            return self.scored[key]
+
+    def _replay(self, run_id: str, entry: Entry) -> dict[str, pa.Table]:
+        spec = work_spec(run_id, entry, self.window, self.reference, self.price_model)
+        state = build_state(spec)
+        rows = Rows()
+        for item, session in zip(self.sessions.items, self.sessions.prepared(self.reference), strict=True):
+            replay_conversation(spec, state, rows, item.dataset, item.seq, item.conversation, session)
+        return rows.to_arrow()
+
+    def _read(self, run_id: str, tables: Mapping[str, pa.Table]) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+        """The rows read back as `ctxlab recommend` reads a run (an in-memory store, emptied after)."""
+        from ctxlab import store
+
+        if self._con is None:
+            self._con = store.connect(":memory:")
+        con = self._con
+        store.write_batch(con, {name: [tables[name]] for name in _MEASURED if name in tables})
+        try:
+            return read_run(con, run_id, self.price_model)
+        finally:
+            for name in _MEASURED:
+                con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
+
+    def adopt(self, key: str, scored: Scored) -> None:
+        """Take a setting scored elsewhere (read back from the store)."""
+        with self._lock:
+            self.scored.setdefault(key, scored)
+
+
+def read_run(con: Any, run_id: str, price_model: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A run's per-turn results and (with a price model) its session costs under that model."""
+    from ctxlab import store
+    from ctxlab.analysis import frames
+
+    results = frames.results(con, run_id, mode="per-turn")
+    if price_model is None:
+        return results, None
+    costs = store.session_costs(con, run_id)
+    return results, costs[costs["price_model"] == price_model]
+
+
+def score(results: pd.DataFrame, costs: pd.DataFrame | None, reference: str, input_price: float | None,
+          run_id: str = "", seconds: float = 0.0) -> Scored:
+    """The samples and the `frontier` row of one setting's rows (one strategy variant)."""
+    from ctxlab.analysis.recommend import frontier
+
+    front = frontier(results, reference, costs, input_price)
+    if len(front) != 1:
+        raise CtxlabError(f"run {run_id}: expected one policy's rows, found {len(front)}")
+    frame = session_frame(results, reference, costs, input_price)
+    samples = {name: tuple(Sample(float(v), float(w) if weight else 1.0)
+                           for v, w in zip(frame[value], frame[weight] if weight else frame[value], strict=True))
+               for name, (value, weight) in MEASURES.items() if value in frame}
+    return Scored(samples, front.iloc[0].to_dict(), run_id, seconds)
+
+
+def session_frame(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None,
+                  input_price: float | None) -> pd.DataFrame:
+    """`ctxlab.analysis.recommend.session_rows` with what the tuner's measures add per session:
+    non-regex counts, effective tokens, rejected calls and (priced) dollars plus refetch."""
+    from ctxlab.analysis.recommend import session_rows
+    from ctxlab.analysis.tables import CONVERSATION
+
+    sessions = session_rows(results, reference)
+    frame = sessions.assign(non_regex_kept=sessions["needed_kept"] - sessions["regex_kept"],
+                            non_regex_total=sessions["needed_total"] - sessions["regex_total"],
+                            effective_tokens=sessions["tokens_sent"] + sessions["refetch_tokens"],
+                            rejected_calls=sessions["orphaned"] + sessions["overflowed"])
+    if costs is None:
+        return frame
+    dollars = costs.groupby(list(CONVERSATION), observed=True)["cost_usd"].sum().rename("cost_usd").reset_index()
+    frame = frame.merge(dollars, on=list(CONVERSATION), how="left")
+    # A session whose every compression failed has no priced call: it is billed nothing.
+    frame["cost_usd"] = frame["cost_usd"].fillna(0.0)
+    frame["effective_usd"] = frame["cost_usd"] + frame["refetch_tokens"] * (input_price or 0.0)
+    return frame
+
+
+__all__ = ["MEASURES", "Evaluator", "Pending", "Scored", "read_run", "run_id_of", "score", "session_frame",
+           "spec_text", "work_spec"]

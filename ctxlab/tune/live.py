@@ -1,0 +1,174 @@
+"""The live tuner behind the dashboard's Tuning page and notebook 04: sliders in the agent's own
+names, and the setting they make evaluated over the sessions in this process.
+
+    live = LiveTuner(Sessions.load(["~/.pi/agent/sessions"]))
+    knobs = sliders("pi", 64_000)                          # name, span, step, the agent's default
+    point = live.point("pi", 64_000, {"compaction.keepRecentTokens": 12_000})
+    point.scored.row["needed_recall"], point.snippets
+
+A `LiveTuner` keeps one `ctxlab.tune.evaluate.Evaluator` per window and price model, so a setting
+seen before answers from memory and a new one replays only the policy (what no setting changes is
+kept per session); nothing is written while sliding. `search` runs `ctxlab.tune.run.tune` with the
+same evaluators, reading settings a ``ctxlab tune`` stored (never writing, unless asked).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from ctxlab.errors import CtxlabError
+from ctxlab.replay.config import DEFAULT_COUNTER
+from ctxlab.tune.agents import KNOBS, knobs_for
+from ctxlab.tune.evaluate import Evaluator, Scored, spec_text
+from ctxlab.tune.run import TuneOutcome, tune
+from ctxlab.tune.sessions import Sessions
+from ctxlab.tune.snippets import Snippet, render_snippets, written_values
+from ctxlab.tune.space import Setting, dimensions, held, setting
+
+
+class Slider(NamedTuple):
+    """One knob as a slider: the agent's name, its range at the window (the searched span, widened
+    to hold the agent's default), its step, the default's position, and what it means."""
+
+    name: str
+    low: float
+    high: float
+    step: float
+    default: float
+    kind: str
+    unit: str
+    note: str
+
+
+class Point(NamedTuple):
+    """A setting and its numbers: the strategy spec, the knobs as written, the scores, the snippets."""
+
+    setting: Setting
+    label: str
+    scored: Scored
+    snippets: tuple[Snippet, ...]
+
+
+def tunable() -> list[str]:
+    """The presets a live tuner can replay: those in the knob table that are registered."""
+    return sorted(name for name, entry in KNOBS.items() if not entry.pending)
+
+
+def sliders(preset: str, window: int) -> list[Slider]:
+    """The searchable knobs of `preset` at `window` tokens, each at the agent's default (a knob with
+    nothing to search at this window stays at the preset's value: `fixed` says why).
+
+    Raises:
+        CtxlabError: the preset cannot be tuned at this window (no knob left), naming why.
+    """
+    entry = knobs_for(preset)
+    defaults = written_values(preset, {}, window)
+    out = []
+    for dim in dimensions(entry, window):
+        knob = dim.knob
+        number = knob.number(defaults[knob.name], window) if defaults[knob.name] is not None else None
+        default = float(dim.high if number is None else number)
+        out.append(Slider(knob.name, min(dim.low, default), max(dim.high, default), float(knob.step or 1), default,
+                          knob.kind, knob.unit, knob.note))
+    return out
+
+
+def fixed(preset: str, window: int) -> dict[str, str]:
+    """The knobs of `preset` left at the preset's value at `window` tokens, each with the reason."""
+    return held(knobs_for(preset), window)
+
+
+def moved(preset: str, window: int, values: Mapping[str, float]) -> dict[str, float]:
+    """The knobs in `values` that are away from the agent's default (the rest stay as the preset has them)."""
+    defaults = {s.name: s.default for s in sliders(preset, window)}
+    return {name: value for name, value in values.items() if name in defaults and value != defaults[name]}
+
+
+class LiveTuner:
+    """Settings evaluated over one set of sessions, kept per window and price model (thread-safe)."""
+
+    def __init__(self, sessions: Sessions, reference: str = DEFAULT_COUNTER) -> None:
+        self.sessions, self.reference = sessions, reference
+        self._evaluators: dict[tuple[int, str | None], Evaluator] = {}
+        self._lock = threading.Lock()
+
+    def evaluator(self, window: int, price_model: str | None) -> Evaluator:
+        """The evaluator of `window` and `price_model` (made on first use, then kept)."""
+        with self._lock:
+            key = (window, price_model)
+            if key not in self._evaluators:
+                self._evaluators[key] = Evaluator(self.sessions, window=window, reference=self.reference,
+                                                  price_model=price_model)
+            return self._evaluators[key]
+
+    def point(self, preset: str, window: int, values: Mapping[str, float], price_model: str | None = None) -> Point:
+        """The setting where the knobs in `values` sit at their numbers, evaluated.
+
+        Raises:
+            CtxlabError: a setting the agent's source forbids (OpenHands' keep_first < max_size // 2 - 1).
+        """
+        evaluator = self.evaluator(window, price_model)
+        candidate = setting(preset, window, moved(preset, window, values), evaluator.scope)
+        broken = knobs_for(preset).violations(candidate.values)
+        if broken:
+            raise CtxlabError(f"{preset} does not accept this setting: {'; '.join(broken)}")
+        label = spec_text(preset, candidate.params)
+        scored = evaluator.evaluate(label, candidate.key, candidate)
+        evaluator.pending.clear()  # the page never writes: stored settings come from `ctxlab tune`
+        return Point(candidate, label, scored, render_snippets(preset, candidate.params, window))
+
+    def default(self, preset: str, window: int, price_model: str | None = None) -> Point:
+        """The agent's own default setting, evaluated."""
+        return self.point(preset, window, {}, price_model)
+
+    def search(self, preset: str, window: int, price_model: str | None = None, *, db: str | None = None,
+               write: bool = False, **options: Any) -> TuneOutcome:
+        """`ctxlab.tune.run.tune` over these sessions with the kept evaluator: settings stored in `db`
+        are read back; nothing is written unless `write`."""
+        evaluator = self.evaluator(window, price_model)
+        outcome = tune(self.sessions, preset, window=window, price_model=price_model, reference=self.reference,
+                       db=db, evaluator=evaluator, write=write, **options)
+        if not write:
+            evaluator.pending.clear()
+        return outcome
+
+
+def beside(default: Point, current: Point) -> Any:
+    """The agent's default and the current setting as two rows of their `frontier` columns."""
+    import pandas as pd
+
+    rows = [{"setting": "the agent's default", **default.scored.row}]
+    if current.setting.key != default.setting.key:
+        rows.append({"setting": "current", **current.scored.row})
+    return pd.DataFrame(rows)
+
+
+def stored_points(evaluations: Any) -> Any:
+    """A stored search's settings (`ctxlab.store.tune_evaluations`) as chart points: each setting's
+    `frontier` columns, with ``on_front``, ``evaluation`` and its spec as ``label``."""
+    import pandas as pd
+
+    if evaluations is None or len(evaluations) == 0:
+        return pd.DataFrame()
+    rows = [{**front, "evaluation": e, "on_front": bool(on), "label": label}
+            for front, e, on, label in zip(evaluations["front"], evaluations["evaluation"], evaluations["on_front"],
+                                           evaluations["label"], strict=True)]
+    return pd.DataFrame(rows)
+
+
+def matching_search(searches: Any, preset: str, window: int, scope: str) -> str | None:
+    """The newest stored search of `preset` at `window` over the same sessions, reference and price
+    model (`scope`), or None."""
+    import json
+
+    wanted = json.loads(scope)
+    for row in searches.itertuples():
+        stored = json.loads(row.scope) if isinstance(row.scope, str) else row.scope
+        if row.preset == preset and int(row.window) == window and stored == wanted:
+            return str(row.search_id)
+    return None
+
+
+__all__ = ["LiveTuner", "Point", "Slider", "beside", "fixed", "matching_search", "moved", "sliders", "stored_points", "tunable"]

@@ -1,0 +1,92 @@
+"""How fast a knob change answers: the live tuner's measurement behind ``ctxlab bench``.
+
+A knob change re-evaluates one setting over the chosen sessions (`ctxlab.tune.evaluate.Evaluator`),
+with what no setting changes already kept per session (counts, needs: built once, timed apart as
+the cold start). For a preset in the knob table, the changes walk its grid (the diagonal for
+more than two knobs: every knob moves at once); a policy without agent knobs moves the one knob
+every policy has, the window. Each change is a setting not evaluated before, so nothing is read
+from a cache. Wall time and CPU time are both reported: on a shared machine wall time grows with
+the others' load, CPU time does not.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
+
+from ctxlab.tune.agents import KNOBS
+from ctxlab.tune.evaluate import Evaluator, spec_text
+from ctxlab.tune.sessions import Sessions
+from ctxlab.tune.space import dimensions, setting
+
+GOAL_S = 2.0  # the issue's bar: a knob change answers in 2 s or less (median)
+CHANGES = 5
+WINDOW_STEPS = (0.6, 0.7, 0.8, 0.9, 1.1)  # a policy without agent knobs: these shares of the window
+
+
+class Timing(NamedTuple):
+    """The knob changes of one policy: how many, and wall / CPU seconds (median, p90, slowest)."""
+
+    policy: str
+    changes: int
+    median_s: float
+    p90_s: float
+    max_s: float
+    cpu_median_s: float
+
+    @property
+    def meets(self) -> bool:
+        return self.median_s <= GOAL_S
+
+
+def changes(policy: str, window: int, n: int = CHANGES) -> list[tuple[str, int]]:
+    """`n` settings of `policy` a user could move to, as (strategy spec, window) pairs."""
+    entry = KNOBS.get(policy)
+    if entry is None or entry.pending:
+        return [(policy, int(window * share)) for share in WINDOW_STEPS[:n]]
+    dims = dimensions(entry, window)
+    out = []
+    for i in range(n):
+        numbers = {d.name: d.grid(n)[min(i, len(d.grid(n)) - 1)] for d in dims}
+        candidate = setting(policy, window, numbers)
+        if not entry.violations(candidate.values):
+            out.append((spec_text(policy, candidate.params), window))
+    return list(dict.fromkeys(out))
+
+
+def time_policy(sessions: Sessions, policy: str, window: int, *, reference: str, price_model: str | None,
+                n: int = CHANGES) -> Timing:
+    """Evaluate `n` settings of `policy` one after another, as a user moving a knob would."""
+    walls, cpus = [], []
+    evaluators: dict[int, Evaluator] = {}
+    for label, at in changes(policy, window, n):
+        evaluator = evaluators.setdefault(at, Evaluator(sessions, window=at, reference=reference,
+                                                        price_model=price_model))
+        wall, cpu = time.perf_counter(), time.process_time()
+        evaluator.evaluate(label)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+        evaluator.pending.clear()  # nothing is stored while sliding
+    ordered = sorted(walls)
+    p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+    return Timing(policy, len(walls), statistics.median(walls), p90, ordered[-1], statistics.median(cpus))
+
+
+def prepare(sessions: Sessions, reference: str) -> float:
+    """Seconds to build what every setting reuses (counts per message, what each action needed)."""
+    started = time.perf_counter()
+    sessions.prepared(reference)
+    return time.perf_counter() - started
+
+
+def live(sessions: Sessions, policies: Sequence[str], window: int, *, reference: str, price_model: str | None,
+         echo: Callable[[str], None] = print) -> Iterator[Timing]:
+    """Time the knob changes of every policy over `sessions` at `window`."""
+    for policy in policies:
+        echo(f"  knob changes of {policy} ...")
+        yield time_policy(sessions, policy, window, reference=reference, price_model=price_model)
+
+
+__all__ = ["CHANGES", "GOAL_S", "Timing", "changes", "live", "prepare", "time_policy"]

@@ -1,0 +1,84 @@
+"""The live tuner: sliders in the agent's names around its default, a point per setting kept by key,
+and stored searches found for the same sessions."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxlab.errors import CtxlabError
+from ctxlab.tune import KNOBS, Sessions, knobs_for, tune
+from ctxlab.tune.live import LiveTuner, beside, fixed, matching_search, moved, sliders, stored_points, tunable
+
+
+@pytest.fixture(scope="module")
+def live() -> LiveTuner:
+    return LiveTuner(Sessions.load(["sample:agent_sessions"], limit=2))
+
+
+@pytest.mark.parametrize("preset", sorted(p for p, e in KNOBS.items() if not e.pending))
+@pytest.mark.parametrize("window", [8000, 128_000])
+def test_sliders_are_the_searchable_knobs_around_the_agent_s_default(preset, window):
+    searchable = [k.name for k in knobs_for(preset).knobs if k.searched is not None and k.kind in ("int", "float")]
+    left = fixed(preset, window)
+    if left.keys() == set(searchable):  # nothing to move at this window: the reason is the error
+        with pytest.raises(CtxlabError, match=f"{preset} cannot be tuned at a window of {window:,} tokens"):
+            sliders(preset, window)
+        return
+    knobs = sliders(preset, window)
+    assert [k.name for k in knobs] == [name for name in searchable if name not in left]
+    for knob in knobs:
+        assert knob.low <= knob.default <= knob.high and knob.step > 0
+    assert moved(preset, window, {k.name: k.default for k in knobs}) == {}
+
+
+def test_a_knob_with_an_empty_span_at_the_window_stays_at_the_preset_s_value():
+    # The API refuses a compaction trigger under 50,000 tokens: at 8k it never compacts before overflow.
+    assert "the API refuses less than 50,000" in fixed("anthropic_compaction", 8000)["trigger"]
+    assert fixed("anthropic_compaction", 64_000) == {}
+    # Context editing's clear_at_least (1,024 or more) cannot fit a quarter of a 4k window; its other knobs move.
+    assert list(fixed("anthropic_context_editing", 4000)) == ["clear_at_least"]
+    assert [k.name for k in sliders("anthropic_context_editing", 4000)] == ["trigger", "keep"]
+    assert moved("anthropic_context_editing", 4000, {"clear_at_least": 2000}) == {}
+
+
+def test_tunable_presets_are_the_registered_ones():
+    assert "pi" in tunable() and all(not KNOBS[p].pending for p in tunable())
+
+
+def test_a_point_is_the_setting_evaluated_once_and_kept(live):
+    first = live.point("pi", 4000, {"compaction.keepRecentTokens": 1024})
+    assert first.label == "pi:keep_tokens=1024" and first.setting.values["compaction.keepRecentTokens"] == 1024
+    again = live.point("pi", 4000, {"compaction.keepRecentTokens": 1024})
+    assert again.scored is first.scored  # the same key answers from memory
+    assert not live.evaluator(4000, None).pending  # nothing waits to be written by a page
+    default = live.default("pi", 4000)
+    assert default.label == "pi" and default.scored.row["needed_recall"] >= first.scored.row["needed_recall"]
+    table = beside(default, first)
+    assert list(table["setting"]) == ["the agent's default", "current"]
+    assert list(beside(default, default)["setting"]) == ["the agent's default"]
+    assert any('"keepRecentTokens": 1024' in s.text for s in first.snippets)
+
+
+def test_a_setting_the_source_forbids_is_named(live):
+    with pytest.raises(CtxlabError, match="keep_first"):
+        live.point("openhands", 4000, {"max_size": 20, "keep_first": 10})
+
+
+def test_a_stored_search_is_found_for_the_same_sessions_only(live, tmp_path):
+    from ctxlab import store
+
+    db = str(tmp_path / "t.duckdb")
+    outcome = tune(Sessions.load(["sample:agent_sessions"], limit=2), "codex", window=4000, db=db)
+    with store.reading(db) as con:
+        searches = store.tune_searches(con)
+        evaluations = store.tune_evaluations(con, outcome.search_id)
+    scope = live.evaluator(4000, None).scope
+    assert matching_search(searches, "codex", 4000, scope) == outcome.search_id
+    assert matching_search(searches, "codex", 8000, scope) is None
+    assert matching_search(searches, "codex", 4000, live.evaluator(4000, "gpt-5").scope) is None
+    points = stored_points(evaluations)
+    assert len(points) == len(outcome.result.evaluations) and points["on_front"].any()
+    assert {"needed_recall", "effective_tokens", "label"} <= set(points.columns)
+    # Searching from the live tuner reads the stored settings back and writes nothing.
+    again = live.search("codex", 4000, db=db)
+    assert again.replayed == 0 and again.written == 0 and again.reused == len(outcome.result.evaluations)
