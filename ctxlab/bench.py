@@ -86,11 +86,12 @@ def baseline(messages: Sequence[Message]) -> Timing:
     from ctxlab.tokens.exact import TiktokenCounter
 
     counter = TiktokenCounter(REFERENCE)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     total = sum(counter.count_message(m) for m in messages)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     chars = sum(len(m.text) for m in messages)
-    return Timing("baseline", time.perf_counter() - started,
-                  f"{len(messages):,} distinct messages, {chars / 1e6:.1f} M chars, {total:,} tokens")
+    return Timing("baseline", wall, f"{len(messages):,} distinct messages, {chars / 1e6:.1f} M chars, {total:,} tokens",
+                  cpu)
 
 
 def timed_replay(label: str, out_dir: Path, sources: Sequence[str], mode: str, *, workers: int,
@@ -293,9 +294,7 @@ def live_tuner(logs: Sequence[str], echo: Callable[[str], None] = print,
     for name, sources, window in live_workloads(logs):
         echo(f"live tuner over {name} ...")
         sessions = Sessions.load(sources)
-        cpu = time.process_time()
         base = baseline(list(dict.fromkeys(m for item in sessions.items for m in item.conversation.messages)))
-        base = base._replace(cpu=time.process_time() - cpu)
         ready = prepare(sessions, REFERENCE)
         yield (f"live tuner over {name} ({', '.join(sources)}): {len(sessions)} sessions, {sessions.calls:,} calls, "
                f"window {window:,}, priced by {LIVE_PRICE_MODEL}; tokenize once {base.seconds:.2f} s wall / "
