@@ -152,13 +152,27 @@ def print_example(example: Any) -> None:
     if result.pick is None:
         out.print("  no setting produced a needed-context recall (no needed strings in these sessions)")
         return
-    goal = example.outcome.result.goal
-    out.print(f"  pick:    {_setting(result.evaluations[result.pick.row], goal)}", markup=False, highlight=False)
+    goal, chosen = result.goal, result.evaluations[result.pick.row]
+    out.print(f"  pick:    {_setting(chosen, goal)}", markup=False, highlight=False)
     if result.default is not None and result.default != result.pick.row:
-        out.print(f"  default: {_setting(result.evaluations[result.default], goal)}", markup=False, highlight=False)
+        default = result.evaluations[result.default]
+        out.print(f"  default: {_setting(default, goal)} ({_versus(chosen, default, goal)})", markup=False,
+                  highlight=False)
     for snippet in example.snippets[:1]:
         out.print(f"  {snippet.title} (names from {snippet.source}):", markup=False, highlight=False)
         out.print("\n".join(f"    {line}" for line in snippet.text.splitlines()), markup=False, highlight=False)
+
+
+def _versus(chosen: Any, default: Any, goal: Any) -> str:
+    """The pick against the agent's default: a tie on recall or not, and the cost's change."""
+    from ctxlab.tune.measures import tied
+
+    same = tied(chosen, default, goal.quality)
+    verdict = ("a tie on recall" if same else "the pick keeps more" if chosen.measures[goal.quality].mean >
+               default.measures[goal.quality].mean else "the default keeps more")
+    new, old = chosen.measures[goal.cost].mean, default.measures[goal.cost].mean
+    change = (new - old) / old if old else 0.0
+    return f"{verdict}; the pick costs {abs(change):.1%} {'less' if change <= 0 else 'more'}"
 
 
 def _setting(evaluation: Any, goal: Any) -> str:
