@@ -21,7 +21,7 @@ LAYERS = (
     ("replay",),
     ("analysis", "report"),
     ("tune",),
-    ("bench",),
+    ("bench", "demo"),
     ("cli",),
 )
 RANK = {name: level for level, names in enumerate(LAYERS) for name in names}

@@ -1,4 +1,4 @@
-"""Commands over the replay and the store: replay, demo, runs, compare, bench, sql.
+"""Commands over the replay and the store: replay, runs, compare, bench, sql (the demo: `ctxlab.cli.demo`).
 
 They parse options, call `ctxlab.replay`, `ctxlab.store` and `ctxlab.bench`, and print rich
 tables; the numbers themselves come from the store's query functions.
@@ -7,12 +7,9 @@ tables; the numbers themselves come from the store's query functions.
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from ctxlab.cli.app import command, fail
 from ctxlab.cli.common import Db, console, df_table
@@ -123,7 +120,7 @@ def run_replay(config: ReplayConfig) -> Any:
         raise fail(str(exc), code=130) from None
 
 
-def _report_summary(summary: Any) -> None:
+def report_summary(summary: Any) -> None:
     out = console()
     out.print(f"run [bold]{summary.name}[/bold] ({summary.run_id}) {summary.status} in {summary.wall_s:.1f} s: "
               f"{summary.conversations} conversation(s), {summary.units:,} unit(s), {summary.errors} error(s), "
@@ -180,7 +177,7 @@ def replay(
         skip_invalid=skip_invalid, quality=not no_quality, price_models=tuple(price_model or ()),
         grounded=not no_grounded)
     summary = run_replay(config)
-    _report_summary(summary)
+    report_summary(summary)
     print_summary(summary.db, summary.run_id, f"{summary.name}: mean per strategy x window")
 
 
@@ -239,67 +236,6 @@ def _window_hint(query: str, exc: Exception) -> str:
     bare = re.search(r'(?<![."\w])window(?![\w"])', query, re.IGNORECASE)
     return ('\nhint: window is a reserved word in DuckDB: write "window" or qualify it, r.window '
             "(docs/store.md)") if bare and "Parser Error" in str(exc) else ""
-
-
-@command()
-def demo(
-    db: Annotated[str, typer.Option("--db", help="DuckDB file to write.")] = "ctxlab.duckdb",
-    limit: Annotated[int | None, typer.Option(help="At most this many conversations per dataset (final mode).",
-                                              show_default=False)] = None,
-    per_turn_limit: Annotated[int | None, typer.Option(
-        help="Conversations per dataset replayed turn by turn [default: as --limit].", show_default=False)] = None,
-    workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
-    report: Annotated[str, typer.Option(help="Where to write the HTML report.")] = "reports/report.html",
-) -> None:
-    """Replay the bundled samples through every strategy, both modes, write the db and the report."""
-    from ctxlab.bench import DEMO_PER_TURN_WINDOWS, DEMO_PRICE_MODELS, DEMO_SOURCES, demo_references
-
-    refs = demo_references()
-    per_turn = per_turn_limit if per_turn_limit is not None else limit
-    out = console()
-    out.print(f"[bold]1/2[/bold] final: every strategy with {DEFAULT_COUNTER} and with its seed counter, "
-              f"windows {DEFAULT_WINDOWS[0]}-{DEFAULT_WINDOWS[-1]}, fit checked with {', '.join(refs)}")
-    final = run_replay(ReplayConfig(DEMO_SOURCES, counters=(DEFAULT_COUNTER, SEED), references=tuple(refs), db=db,
-                                 workers=workers, limit=limit, name="demo-final"))
-    _report_summary(final)
-    out.print(f"[bold]2/2[/bold] per-turn: {per_turn or 'all'} conversation(s) per dataset, windows "
-              f"{' and '.join(map(str, DEMO_PER_TURN_WINDOWS))}, "
-              f"compressed before every assistant message as an agent would, priced by {' and '.join(DEMO_PRICE_MODELS)}")
-    turns = run_replay(ReplayConfig(DEMO_SOURCES, windows=DEMO_PER_TURN_WINDOWS, references=tuple(refs),
-                                    modes=("per-turn",), db=db, workers=workers, limit=per_turn, name="demo-per-turn",
-                                    price_models=DEMO_PRICE_MODELS))
-    _report_summary(turns)
-    print_summary(db, final.run_id, "demo-final: estimator-driven strategies overflow real windows (fits columns)")
-    print_summary(db, turns.run_id, "demo-per-turn: needed recall = strings the next action used, still sent")
-    print_policies(db, turns.run_id)
-    print_estimators(db, final.run_id)
-    print_costs(db, turns.run_id)
-    _write_report(db, report, out)
-    ctxlab, jupyter, path = _runnable("ctxlab"), _runnable("jupyter"), os.path.abspath(db)
-    out.print("\nnext:\n"
-              f"  {ctxlab} dashboard --db {db}\n"
-              f"  CTXLAB_DB={path} {jupyter} lab notebooks/\n"
-              f"  {ctxlab} report --db {db}\n"
-              f"  {ctxlab} compare demo-final demo-per-turn --db {db}\n"
-              f"  {ctxlab} sql \"SELECT strategy, counter, avg(fits_reference::INT) FROM results GROUP BY ALL\" --db {db}")
-
-
-def _runnable(script: str) -> str:
-    """How to type `script` here: its bare name when the shell finds this environment's copy,
-    else its path (``.venv/bin/ctxlab`` right after ``make demo``, with no venv activated)."""
-    local = os.path.join(os.path.dirname(sys.executable), script)
-    found = shutil.which(script)
-    if not os.path.exists(local) or (found and os.path.samefile(found, local)):
-        return script
-    relative = os.path.relpath(local)
-    return relative if not relative.startswith("..") else local
-
-
-def _write_report(db: str, path: str, out: Console) -> None:
-    from ctxlab.report import write_report
-
-    written = write_report(db, path)
-    out.print(f"report: {written}")
 
 
 @command()

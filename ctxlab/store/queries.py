@@ -69,6 +69,8 @@ def strategy_summary(con: duckdb.DuckDBPyConnection, run_id: str, *, mode: str |
     each reference, as ``real_fit_<reference>`` columns), tool-pair integrity, pinned kept, mean
     (regex) fact recall and latency percentiles."""
     where, args = _filters(run_id=run_id, mode=mode, dataset=dataset)
+    # sum(facts_total) is cast back to BIGINT: without it DuckDB 2.0.0 narrows that sum to an int8 in
+    # this grouping and fails (ConversionException) on the full demo's final run.
     base = con.execute(f"""
         SELECT label, any_value(strategy) AS strategy, counter, "window", mode, count(*) AS units,
                count(*) FILTER (WHERE status <> 'ok') AS errors,
@@ -76,7 +78,7 @@ def strategy_summary(con: duckdb.DuckDBPyConnection, run_id: str, *, mode: str |
                avg(retained_ratio) AS retained_ratio, avg(fits::INT) AS fit_rate,
                avg(tool_pairs_intact::INT) AS tool_integrity,
                avg((coalesce(system_kept, true) AND coalesce(newest_user_kept, true))::INT) AS pinned_kept,
-               avg(fact_recall) AS fact_recall, sum(facts_total) AS facts,
+               avg(fact_recall) AS fact_recall, sum(facts_total)::BIGINT AS facts,
                median(latency_ms) AS p50_latency_ms, quantile_cont(latency_ms, 0.95) AS p95_latency_ms,
                sum(llm_cost_usd) AS llm_cost_usd
         FROM result_rows LEFT JOIN result_grounded g USING (run_id, dataset, seq, unit) {where}

@@ -62,17 +62,29 @@ def test_replay_errors_are_one_line(tmp_path, source):
 
 
 def test_demo_on_a_limited_input(tmp_path, monkeypatch):
+    from ctxlab.cli.demo import verdict_lines
+    from ctxlab.demo import verdicts
+
     monkeypatch.chdir(tmp_path)
     db = str(tmp_path / "demo.duckdb")
-    result = run("demo", "--db", db, "--limit", "2", "--per-turn-limit", "1", "--workers", "0",
-                 "--report", str(tmp_path / "report.html"))
+    result = run("demo", "--db", db, "--limit", "2", "--per-turn-limit", "2", "--tune-sessions", "1", "--tables",
+                 "--workers", "0", "--report", str(tmp_path / "report.html"))
     assert result.exit_code == 0, result.output
     assert "demo-final" in result.output and "ctxlab dashboard --db" in result.output
     assert "Token estimators vs o200k_base" in result.output
     estimators = result.output[result.output.index("Token estimators vs o200k_base"):]
     assert all(name in estimators for name in ("chars4", "chars3", "chars2", "ascii_cjk", "calibrated", "MAPE"))
     with store.reading(db) as con:
-        names = set(store.runs(con)["name"])
+        names = {n for n in store.runs(con)["name"] if not n.startswith("tune ")}
         assert names == {"demo-final", "demo-per-turn"}
         counters = {c for (c,) in con.execute("SELECT DISTINCT counter FROM results").fetchall()}
         assert {"o200k_base", "chars3", "chars4"} <= counters  # seed presets with their own counters
+        turns = store.resolve_run(con, "demo-per-turn")
+    # It ends with the decision, after the tables: the verdict read back from the store, then the tuner example.
+    ending = result.output[result.output.index("Verdict"):]
+    assert result.output.index("Verdict") > result.output.index("Token estimators")
+    found = verdicts(db, turns, reference="o200k_base", price_model="claude-sonnet-4-5")
+    text = " ".join(ending.split())
+    assert found and all(" ".join(line.split()) in text for v in found for line in verdict_lines(v))
+    assert "ctxlab tune sample:agent_sessions --policy codex --window 8000" in ending
+    assert "model_auto_compact_token_limit = " in ending and "The full tables:" in ending

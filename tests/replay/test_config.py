@@ -46,7 +46,7 @@ def seen(monkeypatch) -> dict:
         return SimpleNamespace(db=config.db, run_id="r", name="n")
 
     monkeypatch.setattr("ctxlab.cli.replay.run_replay", fake_replay)
-    monkeypatch.setattr("ctxlab.cli.replay._report_summary", lambda summary: None)
+    monkeypatch.setattr("ctxlab.cli.replay.report_summary", lambda summary: None)
     monkeypatch.setattr("ctxlab.cli.replay.print_summary", lambda *args: None)
     return seen
 
