@@ -62,6 +62,14 @@ def test_bootstrap_ci_edge_cases():
     assert low < mean < high and mean == pytest.approx(2499.5)
 
 
+def test_bootstrap_ci_leaves_out_clusters_with_no_values():
+    # Two sessions with every needed string kept, eight with none needed: the recall is 100%, and
+    # no resample of only the empty sessions may drag the interval down to 0.
+    sums, counts = np.array([4.0, 6.0, *[0.0] * 8]), np.array([4, 6, *[0] * 8])
+    assert A.bootstrap_mean_ci(sums, counts, seed=1) == (1.0, 1.0, 1.0)
+    assert all(np.isnan(v) for v in A.bootstrap_mean_ci([0.0, 0.0], [0, 0]))
+
+
 def test_retained_ci_resamples_conversations_not_units():
     # One conversation with 50 identical per-turn units and one with 1: two clusters, not 51 points.
     rows = [unit(seq=0, unit=u, mode="per-turn", retained_ratio=0.2) for u in range(50)]

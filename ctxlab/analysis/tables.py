@@ -55,22 +55,25 @@ def bootstrap_mean_ci(sums: np.ndarray, counts: np.ndarray, *, n_boot: int = N_B
         seed: random seed (intervals are reproducible).
 
     Returns:
-        (mean, low, high); low == high == mean for a single cluster, all NaN for none.
+        (mean, low, high); low == high == mean for a single cluster, all NaN for none. Clusters
+        with no values (a session with no needed string) say nothing about the mean and are left
+        out: resampled, they would make resamples of nothing that read as 0.
     """
     sums, counts = np.asarray(sums, float), np.asarray(counts, float)
+    sums, counts = sums[counts > 0], counts[counts > 0]
     k = len(sums)
-    if k == 0 or counts.sum() == 0:
+    if k == 0:
         return (np.nan, np.nan, np.nan)
     mean = sums.sum() / counts.sum()
     if k == 1:
         return (mean, mean, mean)
     alpha = (1 - level) / 2
     if k > _BOOT_MAX_CLUSTERS:
-        means = sums / np.maximum(counts, 1)
+        means = sums / counts
         half = _z(level) * means.std(ddof=1) / np.sqrt(k)
         return (mean, mean - half, mean + half)
     idx = np.random.default_rng(seed).integers(0, k, size=(n_boot, k))
-    boot = sums[idx].sum(axis=1) / np.maximum(counts[idx].sum(axis=1), _EPS)
+    boot = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
     low, high = np.quantile(boot, [alpha, 1 - alpha])
     return (mean, float(low), float(high))
 

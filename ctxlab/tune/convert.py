@@ -113,8 +113,9 @@ def share(inclusive: bool | None = None, unset: Unset = None, percent: bool = Fa
         return {"trigger": "share", "trigger_share": float(value) / scale, **extra}
 
     def decode(params: Mapping[str, Any], window: int) -> Any:
-        value = _share_of(params, window) * scale
-        return tidy(value)
+        if unset is not None and params["trigger"] != "share":
+            return None  # the agent's own default, which is not a share: the setting stays unset
+        return tidy(_share_of(params, window) * scale)
 
     return Conversion(encode=encode, decode=decode)
 

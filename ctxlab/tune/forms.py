@@ -110,7 +110,9 @@ def _render_toml(form: Form, values: Mapping[str, Any]) -> str:
 
 
 def _render_env(form: Form, values: Mapping[str, Any]) -> str:
-    return "\n".join(f"export {form.paths[name][0]}={shlex.quote(str(v))}" for name, v in values.items())
+    # A variable at the agent's default is unset, not exported as some number.
+    return "\n".join(f"export {path[0]}={shlex.quote(str(values[name]))}" if name in values else f"unset {path[0]}"
+                     for name, path in form.paths.items())
 
 
 def _render_cli(form: Form, values: Mapping[str, Any]) -> str:

@@ -39,7 +39,7 @@ EXPECTED = {
     ("inspect_edit", "python"): {"CompactionEdit.threshold", "CompactionEdit.keep_tool_uses"},
     ("inspect_summary", "python"): {"CompactionSummary.threshold"},
     ("claude_code", "env"): {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"},
-    ("claude_code", "json"): {"env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"},
+    ("claude_code", "json"): set(),  # the default threshold is no percentage: the variable stays unset
     ("anthropic_context_editing", "json"): {
         "context_management.edits.0.type", "context_management.edits.0.trigger.type",
         "context_management.edits.0.trigger.value", "context_management.edits.0.keep.type",
@@ -64,7 +64,8 @@ IMPORTS = {"langchain_summarization": "langchain.agents.middleware", "langchain_
            "openhands": "openhands.sdk.context.condenser", "openhands_agent": "openhands.sdk.context.condenser",
            "inspect_trim": "inspect_ai.model", "inspect_edit": "inspect_ai.model", "inspect_summary": "inspect_ai.model"}
 # names the source defines that a snippet carries only when set
-OPTIONAL = {("anthropic_context_editing", "json"): {"context_management.edits.0.clear_at_least.type",
+OPTIONAL = {("claude_code", "json"): {"env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"},
+            ("anthropic_context_editing", "json"): {"context_management.edits.0.clear_at_least.type",
                                                     "context_management.edits.0.clear_at_least.value",
                                                     "context_management.edits.0.exclude_tools"}}
 EXPECTED[("openhands_agent", "python")] = EXPECTED[("openhands", "python")]
@@ -114,6 +115,17 @@ def test_default_snippet_parses_with_the_sources_names(preset, kind):
     if kind == "python":
         modules = {n.module for n in ast.walk(ast.parse(snippet.text)) if isinstance(n, ast.ImportFrom)}
         assert IMPORTS[preset] in modules
+
+
+@pytest.mark.parametrize("window", [8000, 200_000])
+def test_claude_code_s_default_leaves_the_override_unset(window):
+    # Its default threshold is window - min(max output, 20k) - 13k, not a percentage: written as one
+    # it read 83.5 at 200k (not an allowed 1-100 integer) and -312.5 at 8k.
+    env, json_form = render_snippets("claude_code", {}, window)
+    assert env.text == "unset CLAUDE_AUTOCOMPACT_PCT_OVERRIDE" and json.loads(json_form.text) == {}
+    for snippet in (env, json_form):
+        assert parse_snippet("claude_code", snippet.text, window, snippet.kind) == {
+            "trigger": "reserve", "trigger_reserve": 13000}
 
 
 def test_langchain_trim_snippet_runs_against_langchain_core():
