@@ -287,11 +287,12 @@ def policy_front(front: pd.DataFrame, *, x: str = "effective_tokens",
                  xlabel: str = "tokens sent + refetch per session", chosen: str | None = None) -> Figure:
     """Needed-context recall against effective cost, one numbered point per policy (the key beside
     the chart names them, so ten policies in one corner stay readable), with the Pareto front and
-    the calls a provider would reject (hollow: orphaned tool pairs or over the window).
+    the calls a provider would reject (hollow: `ctxlab.analysis.sessions` rejected calls: orphaned
+    tool pairs, over the window, or failed).
 
     Args:
         front: `ctxlab.analysis.recommend.frontier` (label, counter, needed_recall, needed_low,
-            needed_high, effective_tokens, orphan_rate, overflow_rate, on_front; or another `x`).
+            needed_high, effective_tokens, rejected_rate, on_front; or another `x`).
         x: the cost axis column: ``effective_tokens``, or ``effective_usd`` (its front is ``on_cost_front``).
         chosen: the recommended policy's label, ringed.
     """
@@ -306,7 +307,7 @@ def policy_front(front: pd.DataFrame, *, x: str = "effective_tokens",
         fig = Figure(figsize=(12.5, 5.6), layout="constrained")
         ax, key = fig.subplots(1, 2, width_ratios=[2.1, 1.0])
         for row in points.itertuples():
-            rejected = (row.orphan_rate + row.overflow_rate) > 0
+            rejected = row.rejected_rate > 0
             color = strategy_color(str(row.label))
             ax.errorbar(getattr(row, x), row.needed_recall, yerr=[[row.needed_recall - row.needed_low],
                                                                [row.needed_high - row.needed_recall]],
@@ -318,7 +319,7 @@ def policy_front(front: pd.DataFrame, *, x: str = "effective_tokens",
             ax.scatter([pick[x]], [pick["needed_recall"]], s=220, facecolors="none", edgecolors="#d62728", lw=2,
                        label=f"recommended: {chosen}")
         place_labels(ax, points[x].tolist(), points["needed_recall"].tolist(), [str(i + 1) for i in points.index])
-        ax.set_xlabel(xlabel + " (hollow: some calls orphaned or over the window)")
+        ax.set_xlabel(xlabel + " (hollow: some calls rejected: orphaned, over the window or failed)")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"${v:,.2f}" if x == "effective_usd" else
                                                    f"{v / 1e6:g}M" if v >= 1e6 else _tokens(v)))
         ax.set_ylabel("needed-context recall, pooled over calls (95% CI over sessions)")
@@ -514,6 +515,8 @@ def window_tuning(grid: pd.DataFrame, *, target_recall: float, max_overflow: flo
     title = f"Window tuning: target fact recall >= {target_recall:.0%}, real overflow <= {max_overflow:.0%}"
     if grid.empty:
         return _empty(title, "no results for this strategy")
+    if grid["fact_recall"].isna().all():  # e.g. a `ctxlab tune` run: graded by needed recall only
+        return _empty(title, "no fact recall measured in this run")
     with _style():
         fig, (left, right) = _figure(2, width=10, height=4.3)
         for i, (dataset, part) in enumerate(grid.groupby("dataset", sort=True)):

@@ -70,25 +70,24 @@ def print_estimators(db: str, run_id: str, reference: str = "o200k_base") -> Non
 
 
 def print_policies(db: str, run_id: str, reference: str = "o200k_base") -> None:
-    """Per window of a per-turn run, the policies by needed-context recall and the one to run."""
+    """Per dataset and window of a per-turn run, the policies by needed-context recall and the verdict."""
     from ctxlab import store
     from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import frontier, recommend
-    from ctxlab.cli.recommend import FRONT_HEADERS, percents
+    from ctxlab.analysis.recommend import policies
+    from ctxlab.cli.recommend import FRONT_HEADERS, percents, print_verdict
 
     with store.reading(db) as con:
         results = frames.results(con, run_id, mode="per-turn")
     shown = ("label", "counter", "needed_recall", "ci", "in_context_recall", "instruction_survival", "tokens_sent",
              "effective_tokens", "fact_recall", "overflow_rate")
-    for window in sorted(int(w) for w in results["window"].unique()):
-        front = frontier(results[results["window"] == window], reference)
-        front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
-        console().print(df_table(percents(front), f"Which policy at a {window:,}-token window, turn by turn "
-                                                  "(needed recall first; regex fact recall for comparison)",
-                                 {k: FRONT_HEADERS[k] for k in shown}))
-        choice = recommend(front)
-        if choice is not None:
-            console().print(f"[bold]recommended at {window:,}: {choice.label}[/bold]  {choice.evidence}\n")
+    for (dataset, window), rows in results.groupby(["dataset", "window"], observed=True, sort=True):
+        found = policies(rows, reference, dataset=str(dataset))
+        front = found.front.sort_values("needed_recall", ascending=False, ignore_index=True)
+        console().print(df_table(percents(front), f"Which policy for {dataset} at a {int(window):,}-token window, "
+                                                  "turn by turn (needed recall first; regex fact recall for "
+                                                  "comparison)", {k: FRONT_HEADERS[k] for k in shown}))
+        if found.verdict is not None:
+            print_verdict(found.verdict)
 
 
 def print_costs(db: str, run_id: str) -> None:

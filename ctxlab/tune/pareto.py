@@ -1,11 +1,11 @@
 """The Pareto front of evaluated settings, and the pick with its evidence.
 
-Measures are means with intervals over sessions (`ctxlab.tune.measures`). Ties follow the
-grounded-measures issue: two settings are tied on a measure when the interval of their difference
-holds zero (`ctxlab.tune.measures.compare`: paired over the sessions both were evaluated on; for
-evaluations without samples, when their intervals overlap). A setting is dominated when another
-is no worse on quality and cost (tied or better) and clearly better on one; the front is
-every setting nothing dominates (a setting without a quality or a cost is left out). The pick: among settings with no rejected call (or, if none, the
+Measures are means with intervals over sessions (`ctxlab.tune.measures`). Two settings are tied on
+a measure by ctxlab's one rule (`ctxlab.analysis.ties`): zero inside the paired interval over
+sessions of their difference. A setting is dominated when another is no worse on quality and cost
+(tied or better) and clearly better on one; the front is every setting nothing dominates (a
+setting without a quality or a cost is left out). The pick is `ctxlab.analysis.ties.choose`, the
+function `ctxlab recommend` picks with: among settings with no rejected call (or, if none, the
 fewest), the best quality and every setting tied with it; of those, the cheapest.
 """
 
@@ -16,8 +16,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ctxlab.analysis.ties import Ratio, choose
 from ctxlab.tune.evidence import evidence
-from ctxlab.tune.measures import Evaluation, Goal, higher, tied
+from ctxlab.tune.measures import Evaluation, Goal, higher, ratio, tied
 
 
 class FrontPoint(NamedTuple):
@@ -64,30 +65,24 @@ def pick(evaluations: Sequence[Evaluation], goal: Goal, default: int | None = No
         goal: the measures.
         default: the index of the agent's default setting, compared in the evidence.
     """
-    pool = _pool(evaluations, goal)
-    if not pool:
+    rejected = [e.measures[goal.rejected].mean if goal.rejected else 0.0 for e in evaluations]
+    chosen = choose([_quality(e, goal) for e in evaluations],
+                    [e.measures[goal.cost].mean for e in evaluations], rejected)
+    if chosen is None:
         return None
-    best = max(pool, key=lambda i: (evaluations[i].measures[goal.quality].mean, -i))
-    level = [i for i in pool if i == best or tied(evaluations[i], evaluations[best], goal.quality)]
-    chosen = min(level, key=lambda i: (evaluations[i].measures[goal.cost].mean,
-                                       -evaluations[i].measures[goal.quality].mean, i))
-    others = tuple(i for i in level if i != chosen)
-    return Pick(chosen, others, evidence(evaluations, goal, chosen, others, best, default))
+    others = tuple(i for i in chosen.level if i != chosen.run)
+    return Pick(chosen.run, others, evidence(evaluations, goal, chosen.run, others, chosen.best, default))
+
+
+def _quality(e: Evaluation, goal: Goal) -> Ratio:
+    """The quality samples; a setting without a quality (no needed string) reads as NaN."""
+    return ratio(e, goal.quality) if _scored(e, goal) else Ratio.of([np.nan], [1.0])
 
 
 def _scored(e: Evaluation, goal: Goal) -> bool:
     """Whether a setting has a quality and a cost to compare (a session set without any needed
     string has no quality)."""
     return not (np.isnan(e.measures[goal.quality].mean) or np.isnan(e.measures[goal.cost].mean))
-
-
-def _pool(evaluations: Sequence[Evaluation], goal: Goal) -> list[int]:
-    scored = [i for i, e in enumerate(evaluations) if _scored(e, goal)]
-    if goal.rejected is None or not scored:
-        return scored
-    rejected = {i: evaluations[i].measures[goal.rejected].mean for i in scored}
-    fewest = min(rejected.values())
-    return [i for i in scored if rejected[i] == fewest]
 
 
 __all__ = ["FrontPoint", "Pick", "dominates", "front", "pick"]

@@ -62,7 +62,7 @@ def test_replay_errors_are_one_line(tmp_path, source):
 
 
 def test_demo_on_a_limited_input(tmp_path, monkeypatch):
-    from ctxlab.cli.demo import verdict_lines
+    from ctxlab.analysis.wording import lines
     from ctxlab.demo import verdicts
 
     monkeypatch.chdir(tmp_path)
@@ -85,6 +85,6 @@ def test_demo_on_a_limited_input(tmp_path, monkeypatch):
     assert result.output.index("Verdict") > result.output.index("Token estimators")
     found = verdicts(db, turns, reference="o200k_base", price_model="claude-sonnet-4-5")
     text = " ".join(ending.split())
-    assert found and all(" ".join(line.split()) in text for v in found for line in verdict_lines(v))
+    assert found and all(" ".join(f"{line.key}: {line.text}".split()) in text for v in found for line in lines(v))
     assert "ctxlab tune sample:agent_sessions --policy codex --window 8000" in ending
     assert "model_auto_compact_token_limit = " in ending and "The full tables:" in ending
