@@ -133,8 +133,9 @@ def _setting(evaluation: Any, goal: Any) -> str:
     from ctxlab.tune.evidence import describe, interval, number
 
     q, c = evaluation.measures[goal.quality], evaluation.measures[goal.cost]
+    rejected = evaluation.measures[goal.rejected].mean if goal.rejected else 0.0
     return (f"{describe(evaluation) or 'as shipped'}: needed recall {interval(q, goal.quality)}, "
-            f"{number(c.mean, goal.cost)}/session")
+            f"{number(c.mean, goal.cost)}/session" + (f", {rejected:.1%} of calls rejected" if rejected else ""))
 
 
 def _runnable(script: str) -> str:

@@ -86,5 +86,5 @@ def test_demo_on_a_limited_input(tmp_path, monkeypatch):
     found = verdicts(db, turns, reference="o200k_base", price_model="claude-sonnet-4-5")
     text = " ".join(ending.split())
     assert found and all(" ".join(f"{line.key}: {line.text}".split()) in text for v in found for line in lines(v))
-    assert "ctxlab tune sample:agent_sessions --policy codex --window 8000" in ending
-    assert "model_auto_compact_token_limit = " in ending and "The full tables:" in ending
+    assert "ctxlab tune sample:agent_sessions --policy pi --window 8000" in ending
+    assert '"keepRecentTokens": ' in ending and "The full tables:" in ending
