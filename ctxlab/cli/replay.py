@@ -104,7 +104,7 @@ def print_costs(db: str, run_id: str) -> None:
                          saving=table["saving"].map("{:.0%}".format))
     console().print(df_table(shown, "Cheapest policy per session with prompt caching (per-turn run)", {
         "dataset": "dataset", "price_model": "price model", "label": "policy", "counter": "counter",
-        "window": "window", "cost_usd": "$ / session", "tied": "others as cheap", "baseline_cost_usd": "$ uncompressed",
+        "window": "window", "cost_usd": "$ / session", "tied": "others tied on cost", "baseline_cost_usd": "$ uncompressed",
         "saving": "saving"}))
 
 

@@ -75,7 +75,7 @@ def costs_section(sessions: pd.DataFrame, units: pd.DataFrame) -> list[str]:
                    "can differ."),
             H.table(C.cheapest(sessions), {"dataset": "dataset", "price_model": "price model", "label": "cheapest",
                                            "counter": "counter", "window": "window", "cost_usd": "$ / session",
-                                           "tied": "others as cheap", "baseline_cost_usd": "$ without compression",
+                                           "tied": "others tied on cost", "baseline_cost_usd": "$ without compression",
                                            "saving": "saving"},
                     {"window": "int", "cost_usd": "float", "tied": "int", "baseline_cost_usd": "float",
                      "saving": "pct"},
