@@ -96,8 +96,9 @@ def recall_at(points: pd.DataFrame, tokens: float, column: str = "recall") -> fl
 
 
 def judge(difference: Difference | None) -> str:
-    """The verdict of a read-off minus the anchor: the one rule's sign, or out of range."""
-    if difference is None:
+    """The verdict of a read-off minus the anchor: the one rule's sign, or out of range (also when
+    nothing could be compared: no session or call both were graded on)."""
+    if difference is None or np.isnan(difference.mean):
         return OUT
     return TIES if difference.tie else WINS if difference.low > 0 else LOSES
 
@@ -117,7 +118,7 @@ def compare(candidate: pd.DataFrame, anchors: pd.DataFrame, units: pd.DataFrame,
     points = curve(candidate, y)
     sums = units.groupby(["label", *CONVERSATION], observed=True)[[kept, total, "sent"]].sum()
     pooled = {col: sums[col].unstack("label") for col in (kept, total)}
-    calls = {key: frame.set_index(["unit", "label"])[[kept, total]].unstack("label")
+    calls = {key: frame.set_index(["turn", "label"])[[kept, total]].unstack("label")
              for key, frame in units.groupby(list(CONVERSATION), observed=True)}
     rows = []
     for _, a in anchors.iterrows():

@@ -46,13 +46,13 @@ def rejected_calls(units: pd.DataFrame) -> pd.DataFrame:
 
 
 def unit_rows(results: pd.DataFrame, reference: str) -> pd.DataFrame:
-    """One row per per-turn unit (call) measured with `reference`: its `VARIANT`, session and
-    ``unit``, what it sends (``sent``: a failed compression sends the whole history), the `SUMS`
+    """One row per per-turn unit (call) measured with `reference`: its `VARIANT`, session,
+    ``unit`` and ``turn`` (the call's place in the session, the same for every policy), what it sends (``sent``: a failed compression sends the whole history), the `SUMS`
     under their short names, non-regex needed strings, and why a provider would reject it
     (`rejected_calls`). `session_rows` sums these per session."""
     units = results[(results["reference"] == reference) & (results["mode"] == "per-turn")]
     ok = units["status"] == "ok"
-    frame = pd.concat([units[[*VARIANT, *CONVERSATION, "unit", "reference_tokens_before"]].assign(
+    frame = pd.concat([units[[*VARIANT, *CONVERSATION, "unit", "turn", "reference_tokens_before"]].assign(
         sent=units["reference_tokens_after"].where(ok, units["reference_tokens_before"]).fillna(0),
         **{name: _column(units, source) for source, name in SUMS.items()}),
         rejected_calls(units).astype(int)], axis=1)

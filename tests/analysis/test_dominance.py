@@ -42,13 +42,16 @@ def test_no_extrapolation_outside_the_settings() -> None:
 def calls(label: str, seq: int, tokens: float, kept: list[int], *, window: int = 8000, total: int = 10) -> list[dict]:
     """`unit_rows`-like rows: one session of `label` sending `tokens` over its calls, each keeping
     `kept[i]` of `total` needed strings."""
-    return [{"label": label, "counter": "seed", "window": window, "dataset": "d", "seq": seq, "unit": i,
+    return [{"label": label, "counter": "seed", "window": window, "dataset": "d", "seq": seq, "turn": i,
              "sent": tokens / len(kept), "needed_kept": k, "needed_total": total, "framed_kept": k,
              "non_regex_kept": k, "non_regex_total": total} for i, k in enumerate(kept)]
 
 
 def units(*groups: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([row for group in groups for row in group])
+    """The rows, each its own ``unit`` (as a replay numbers them: one run-wide count, so the same
+    call of two policies has two units and one ``turn``)."""
+    rows = pd.DataFrame([row for group in groups for row in group])
+    return rows.assign(unit=range(len(rows)))
 
 
 def front_of(table: pd.DataFrame) -> pd.DataFrame:
