@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,3 +85,17 @@ def test_a_cut_message_keeps_the_keys_ctxlab_does_not_read() -> None:
 
 def _calls(message: dict[str, Any]) -> list[str]:
     return [b["id"] for b in message["content"] if b["type"] == "tool_use"]
+
+
+@pytest.mark.parametrize("policy", [n for n in ctxlab.list_strategies() if n not in ("pipeline", "policy")])
+def test_every_policy_marks_what_it_changed(policy: str) -> None:
+    """`apply` hands back the caller's own object for every message a policy left unmarked, so no
+    policy may change a message without marking it: checked call by call on a sample session."""
+    session = next(ctxlab.load_conversations("sample:agent_sessions"))
+    given = [m.to_openai() for m in session.messages]
+    state = ctxlab.ApplyState()
+    for upto in [i for i, m in enumerate(given) if m["role"] == "assistant" and i]:
+        history = {m.id: m for m in openai.parse(given[:upto])}
+        ctxlab.apply(given[:upto], policy, 3000, state=state, tools=session.tools)
+        assert state.result is not None
+        assert all(m == history[m.id] for m in state.result.messages if m.mark is None)
