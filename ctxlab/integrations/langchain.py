@@ -45,6 +45,8 @@ except ImportError as exc:  # the optional extra is not installed
 
 from ctxlab.integrations import lc_messages, report, stored
 from ctxlab.integrations.session import START, PolicyLike, Runner
+from ctxlab.messages import Message
+from ctxlab.replay.steps import Carry
 from ctxlab.tokens import TokenCounter
 
 KEY = "ctxlab_context"  # the private state key holding what the policy carries, per thread
@@ -106,24 +108,15 @@ class ContextPolicyMiddleware(AgentMiddleware):
         given = [request.system_message, *request.messages] if request.system_message else list(request.messages)
         history = lc_messages.to_ctxlab(given)
         kept: dict[str, Any] = cast("dict[str, Any]", request.state).get(KEY) or {}
-        tracked = stored.load(kept["carry"], history) if kept else START
-        if tracked is None:
-            report.logger.warning("the history is not the one the policy carried plus new messages; "
-                                  "starting again from the whole history")
-            tracked = START
         # Usage recorded once the policy had changed what it sends describes another prompt.
         limit = kept.get("changed_at")
         calls = [c for c in lc_messages.recorded(given) if limit is None or c.covers < limit]
-        result, after = self.runner.step(history, self._openai_tools(request.tools), tracked.carry, calls)
-        call = kept.get("calls", 0) + 1
-        record = report.log(result, call)
+        result, after = self.runner.step(history, self._openai_tools(request.tools), _resume(kept, history), calls)
         if limit is None and not after.carry.pristine:
             limit = len(history)
-        sent = lc_messages.to_langchain(result.messages, {m.id: lc for m, lc in zip(history, given, strict=True)})
-        system = cast("SystemMessage", sent[0]) if sent and sent[0].type == "system" else None
-        rest = cast("list[AnyMessage]", sent[1:] if system is not None else sent)
-        overridden = request.override(system_message=system, messages=rest)
-        return _Prepared(overridden, {"calls": call, "changed_at": limit, "carry": stored.dump(after)}, record)
+        call = kept.get("calls", 0) + 1
+        state = {"calls": call, "changed_at": limit, "carry": stored.dump(after)}
+        return _Prepared(_override(request, result.messages, history, given), state, report.log(result, call))
 
     def _openai_tools(self, tools: list[Any]) -> list[dict[str, Any]]:
         """The request's tools in the OpenAI form ctxlab counts, converted once per tool object."""
@@ -133,6 +126,25 @@ class ContextPolicyMiddleware(AgentMiddleware):
                 self._tools[id(tool)] = (tool, convert_to_openai_tool(tool))
             out.append(self._tools[id(tool)][1])
         return out
+
+
+def _resume(kept: dict[str, Any], history: tuple[Message, ...]) -> Carry:
+    """The carry the thread's state holds, when the history still begins with what it stands for."""
+    tracked = stored.load(kept["carry"], history) if kept else START
+    if tracked is None:
+        report.logger.warning("the history is not the one the policy carried plus new messages; "
+                              "starting again from the whole history")
+        return START.carry
+    return tracked.carry
+
+
+def _override(request: ModelRequest, sent: tuple[Message, ...], history: tuple[Message, ...],
+              given: list[Any]) -> ModelRequest:
+    """`request` with what the policy sent: a system message first becomes the system message."""
+    messages = lc_messages.to_langchain(sent, {m.id: lc for m, lc in zip(history, given, strict=True)})
+    system = cast("SystemMessage", messages[0]) if messages and messages[0].type == "system" else None
+    rest = cast("list[AnyMessage]", messages[1:] if system is not None else messages)
+    return request.override(system_message=system, messages=rest)
 
 
 __all__ = ["KEY", "ContextPolicyMiddleware", "ContextPolicyState"]

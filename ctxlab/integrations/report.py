@@ -33,8 +33,8 @@ def record(result: CompressionResult, call: int) -> dict[str, Any]:
 
 def describe(done: dict[str, Any]) -> str:
     """`record`'s content in one line."""
-    line = (f"call {done['call']}: {done['policy']} sent {done['messages_after']} of {done['messages_before']} "
-            f"messages, {done['tokens_before']:,} -> {done['tokens_after']:,} tokens ({done['counter']}, "
+    line = (f"call {done['call']}: {done['policy']} sent {done['messages_after']} of the {done['messages_before']} "
+            f"messages it was handed, {done['tokens_before']:,} -> {done['tokens_after']:,} tokens ({done['counter']}, "
             f"window {done['window']:,}); dropped {len(done['dropped_ids'])}, cut {len(done['truncated_ids'])}, "
             f"summarized {len(done['summarized_ids'])}")
     if done["events"]:
