@@ -15,7 +15,7 @@ def call(label: str, seq: int, unit: int, *, sent: int, kept: int, total: int = 
     """One per-turn unit of the `results` view, measured with `reference`: `kept` of `total`
     needed strings (and as many regex facts), `refetch` tokens to get the others back."""
     return {"label": label, "counter": counter, "window": 8000, "mode": "per-turn", "dataset": "d", "seq": seq,
-            "unit": unit, "reference": reference, "status": "ok", "reference_tokens_before": 20_000,
+            "unit": unit, "turn": unit, "reference": reference, "status": "ok", "reference_tokens_before": 20_000,
             "reference_tokens_after": sent, "fits_reference": fits, "facts_kept": kept, "facts_total": total,
             "needed_kept": kept, "needed_total": total, "needed_kept_in_context": kept // 2,
             "needed_regex_kept": kept // 2, "needed_regex_total": total // 2, "refetch_tokens": refetch,
