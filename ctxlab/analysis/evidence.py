@@ -25,14 +25,13 @@ def evidence(v: Verdict, front: pd.DataFrame, exclude: Sequence[str]) -> str:
     text = [] if v.needs_compression else [nothing_to_compress(v) + " "]
     text.append(_claim(row, v.run, v.cost))
     others = [n for n in v.run.tied if n != v.best.name]
-    if others or v.best.name != v.run.name:
-        names = ", ".join(others)
-        many = f"{len(others)} other polic{'y' if len(others) == 1 else 'ies'}" + (f" ({names})" if names else "")
-        if v.best.name != v.run.name:
-            text.append(f" {v.best.name} keeps the most ({pct(v.best.recall)}), but it ties with {v.run.name} and "
-                        f"{many} ({TIE_RULE}), and {v.run.name} is the cheapest of the tied by {_cost_name(v.cost)}.")
-        else:
-            text.append(f" It ties with {many} ({TIE_RULE}) and is the cheapest of the tied by {_cost_name(v.cost)}.")
+    listed = ", ".join(others[:LISTED]) + (f" and {len(others) - LISTED} more" if len(others) > LISTED else "")
+    if v.best.name != v.run.name:
+        also = f" and with {listed}" if others else ""
+        text.append(f" {v.best.name} keeps the most ({pct(v.best.recall)}), but {v.run.name} ties with it{also} "
+                    f"({TIE_RULE}) and is the cheapest of the tied by {_cost_name(v.cost)}.")
+    elif others:
+        text.append(f" It ties with {listed} ({TIE_RULE}) and is the cheapest of the tied by {_cost_name(v.cost)}.")
     if v.rejected > 0:
         text.append(f" Every policy had calls a provider would reject; this one the fewest ({pct(v.rejected)} of calls).")
     text += _others(v, front, exclude)
@@ -52,7 +51,8 @@ def nothing_to_compress(v: Verdict) -> str:
 
 
 def _others(v: Verdict, front: pd.DataFrame, exclude: Sequence[str]) -> list[str]:
-    """The best cheaper policy outside the tie, and richer ones a provider would reject."""
+    """The best cheaper policy outside the tie (among those that competed), and richer ones a
+    provider would reject."""
     out = []
     level = {v.run.name, *v.run.tied}
     from ctxlab.analysis.verdict import names
@@ -60,7 +60,7 @@ def _others(v: Verdict, front: pd.DataFrame, exclude: Sequence[str]) -> list[str
     named = pd.Series(names(front), index=front.index)
     rest = _by_label(front[~front["label"].isin([*exclude, v.run.label]) & front["needed_recall"].notna()
                            & ~named.isin(level)])
-    cheaper = rest[rest[v.cost] < v.run.cost]
+    cheaper = rest[(rest[v.cost] < v.run.cost) & (rest["rejected_rate"] <= v.rejected)]  # a rejected one is no choice
     if len(cheaper):
         c = cheaper.sort_values("needed_recall", ascending=False).iloc[0]
         out.append(f" The best cheaper policy, {c['label']}, costs {_share(c[v.cost], v.run.cost)} of that and keeps "

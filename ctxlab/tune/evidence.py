@@ -60,8 +60,8 @@ def versus(pick: Evaluation, default: Evaluation, goal: Goal) -> str:
     if goal.rejected is not None:
         rd, re = default.measures[goal.rejected].mean, pick.measures[goal.rejected].mean
         if rd > re:
-            text += (f"; a provider would reject {number(rd, goal.rejected)} of the default's calls (over the window, "
-                     f"orphaned or failed), {number(re, goal.rejected)} of the pick's")
+            text += (f"; a provider would reject {number(rd, goal.rejected)} of the default's calls, "
+                     f"{number(re, goal.rejected)} of the pick's")
     return text
 
 

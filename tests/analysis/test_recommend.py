@@ -59,14 +59,15 @@ def test_paired_ties_and_the_cheapest_of_the_tied_wins():
                  session("good", 0, sent=400, kept=9), session("good", 1, sent=400, kept=8),
                  session("good_twin", 0, sent=300, kept=8), session("good_twin", 1, sent=300, kept=10),
                  session("best_but_broken", 0, sent=500, kept=10, orphans=1),  # a provider 400 on every call
+                 session("cheap_but_broken", 0, sent=50, kept=9, orphans=1),  # cheaper, and no choice either
                  session("noop", 0, sent=2000, kept=10, fits=False))
     found = policies(df, REF)
     front, choice = found.front, found.verdict
     # good_twin keeps the most (0.9); zero is inside the paired interval of its difference with good
     # (0.85: one session each way); good_twin is also cheaper: it wins the tie
     assert choice is not None and choice.run.label == "good_twin" and choice.run.tied == ("good",)
-    assert "1 other policy (good)" in choice.evidence and "cheapest of the tied" in choice.evidence
-    assert "best_but_broken keeps more" in choice.evidence and "cheap," in choice.evidence
+    assert "It ties with good (zero inside" in choice.evidence and "cheapest of the tied" in choice.evidence
+    assert "best_but_broken keeps more" in choice.evidence and "The best cheaper policy, cheap," in choice.evidence
     assert "Without compression (noop)" in choice.evidence and "regex fact recall" in choice.evidence
     # with good made the cheapest, the tie goes to it, and the paragraph says the best is another
     cheaper = front.assign(effective_tokens=front["effective_tokens"].where(front["label"] != "good", 1.0))
