@@ -294,7 +294,7 @@ def policy_front(front: pd.DataFrame, *, x: str = "effective_tokens",
         front: `ctxlab.analysis.recommend.frontier` (label, counter, needed_recall, needed_low,
             needed_high, effective_tokens, rejected_rate, on_front; or another `x`).
         x: the cost axis column: ``effective_tokens``, or ``effective_usd`` (its front is ``on_cost_front``).
-        chosen: the recommended policy's label, ringed.
+        chosen: the label of the policy to run (the verdict's), ringed.
     """
     from ctxlab.analysis.labels import place_labels
 
@@ -317,7 +317,7 @@ def policy_front(front: pd.DataFrame, *, x: str = "effective_tokens",
         if chosen is not None and chosen in set(points["label"]):
             pick = points[points["label"] == chosen].iloc[0]
             ax.scatter([pick[x]], [pick["needed_recall"]], s=220, facecolors="none", edgecolors="#d62728", lw=2,
-                       label=f"recommended: {chosen}")
+                       label=f"run: {chosen}")
         place_labels(ax, points[x].tolist(), points["needed_recall"].tolist(), [str(i + 1) for i in points.index])
         ax.set_xlabel(xlabel + " (hollow: some calls rejected: orphaned, over the window or failed)")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"${v:,.2f}" if x == "effective_usd" else
