@@ -19,7 +19,6 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message, as_messages
-from ctxlab.strategies.registry import StrategySpec
 from ctxlab.strategies.result import (
     SUMMARY_CALL,
     CompressionResult,
@@ -31,6 +30,7 @@ from ctxlab.strategies.result import (
     summary_call,
 )
 from ctxlab.strategies.signals import RECORDED_SIGNAL, Measure, Recorded, idle_gap, recorded_total
+from ctxlab.strategies.spec import StrategySpec
 from ctxlab.strategies.trigger import ALWAYS, Trigger, counter_for, event_sizes
 from ctxlab.tokens import TokenCounter, get_counter
 
