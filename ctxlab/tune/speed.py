@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 from ctxlab.errors import CtxlabError
-from ctxlab.tune.agents import KNOBS
+from ctxlab.tune.agents import knobs_for, tunable
 from ctxlab.tune.evaluate import Evaluator, spec_text
 from ctxlab.tune.knobs import AgentKnobs
 from ctxlab.tune.sessions import Sessions
@@ -69,8 +69,8 @@ def searchable(entry: AgentKnobs, window: int) -> tuple[Dimension, ...]:
 def changes(policy: str, window: int, n: int = CHANGES) -> list[tuple[str, int]]:
     """`n` settings of `policy` a user could move to, as (strategy spec, window) pairs (fewer when
     the knobs' grids or constraints allow fewer distinct settings)."""
-    entry = KNOBS.get(policy)
-    dims = searchable(entry, window) if entry is not None and not entry.pending else ()
+    entry = knobs_for(policy) if policy in tunable() else None
+    dims = searchable(entry, window) if entry is not None else ()
     if entry is None or not dims:
         return [(policy, int(window * share)) for share in WINDOW_STEPS[:n]]
     out = []

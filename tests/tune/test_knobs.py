@@ -8,12 +8,12 @@ import pytest
 from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.strategies import STRATEGIES, list_strategies, strategy_params
 from ctxlab.strategies.policy import Policy
-from ctxlab.tune import KNOBS, knobs_for
+from ctxlab.tune import knobs_for, tunable
 from ctxlab.tune.knobs import Span, W
 from ctxlab.tune.reference import knob_table, snippet_examples
 
 WINDOWS = (8_000, 64_000, 200_000)
-ENTRIES = sorted(KNOBS.values(), key=lambda e: e.preset)
+ENTRIES = [knobs_for(p) for p in tunable()]
 KNOB_CASES = [(e, k) for e in ENTRIES for k in e.knobs]
 # every knob but LangChain's summarization trigger, which has no default in its source
 DEFAULTED = [(e, k) for e, k in KNOB_CASES if not (e.preset == "langchain_summarization" and k.name == "trigger")]
@@ -35,9 +35,9 @@ def _agent_presets() -> list[str]:
 
 
 def test_every_agent_preset_has_an_entry():
-    assert set(_agent_presets()) <= set(KNOBS)
+    assert set(_agent_presets()) <= set(tunable())
     assert {"pi", "codex", "langchain_trim", "langchain_summarization", "langchain_clear_tool_uses", "openhands",
-            "openhands_agent", "inspect_trim", "inspect_edit", "inspect_summary"} <= set(KNOBS)
+            "openhands_agent", "inspect_trim", "inspect_edit", "inspect_summary"} <= set(tunable())
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.preset)
@@ -128,4 +128,4 @@ def test_an_agent_preset_without_user_settings_says_why_it_cannot_be_tuned():
         get_strategy(preset)  # a registered preset...
         with pytest.raises(CtxlabError, match=f"{preset} cannot be tuned: .*remote config"):
             knobs_for(preset)  # ...whose knobs no user sets
-        assert preset not in KNOBS and why
+        assert preset not in tunable() and why

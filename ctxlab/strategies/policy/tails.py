@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxlab.errors import CtxlabError
+from ctxlab.registry import Registry
 from ctxlab.strategies.mechanics import codex_handoff, langchain_trim, openhands_events
 from ctxlab.strategies.mechanics.budget import Budget, fit_budget
 from ctxlab.strategies.mechanics.context import Selection, newest_user
@@ -131,20 +131,20 @@ def budget(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
     return fit_budget(job.messages, job.counts(tail.counter), counter, aim, head, start, job.pinned)
 
 
-TAILS: dict[str, Callable[[Job, int, int, Parts], Selection | None]] = {
-    "all": keep_all, "none": keep_none, "none_body": keep_none_body, "recent_tokens": recent_tokens,
-    "recent_messages": recent_messages,
-    "user_messages": user_messages, "share": share, "fit": fit, "events": forgotten_events, "budget": budget,
-    "char_share": agent_tails.char_share, "safe_cut": agent_tails.safe_cut, "history_half": agent_tails.history_half,
-    "evict": agent_tails.evict}
+Tail = Callable[[Job, int, int, Parts], Selection | None]
+TAILS: Registry[Tail] = Registry("tail")
+for _name, _tail in (("all", keep_all), ("none", keep_none), ("none_body", keep_none_body),
+                     ("recent_tokens", recent_tokens), ("recent_messages", recent_messages),
+                     ("user_messages", user_messages), ("share", share), ("fit", fit), ("events", forgotten_events),
+                     ("budget", budget), ("char_share", agent_tails.char_share), ("safe_cut", agent_tails.safe_cut),
+                     ("history_half", agent_tails.history_half), ("evict", agent_tails.evict)):
+    TAILS.register(_name, _tail)
 
 
 def select(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
     """Run the policy's tail.
 
     Raises:
-        CtxlabError: an unknown tail kind.
+        UnknownNameError: an unknown tail kind.
     """
-    if parts.tail.kind not in TAILS:
-        raise CtxlabError(f"unknown tail {parts.tail.kind!r} (valid: {', '.join(TAILS)})")
-    return TAILS[parts.tail.kind](job, head, start, parts)
+    return TAILS.get(parts.tail.kind)(job, head, start, parts)

@@ -9,12 +9,15 @@ names the agent presets with nothing a user can set, and why.
 
 from __future__ import annotations
 
-from ctxlab.errors import CtxlabError, UnknownNameError
+from ctxlab.errors import CtxlabError
+from ctxlab.registry import Registry
 from ctxlab.tune.agents import claude, codex, inspect, langchain, openhands, others, pi
 from ctxlab.tune.knobs import AgentKnobs
 
-KNOBS: dict[str, AgentKnobs] = {entry.preset: entry for module in (pi, codex, langchain, openhands, inspect, claude,
-                                                                   others) for entry in module.ENTRIES}
+KNOBS: Registry[AgentKnobs] = Registry("tunable preset")
+for _module in (pi, codex, langchain, openhands, inspect, claude, others):
+    for _entry in _module.ENTRIES:
+        KNOBS.register(_entry.preset, _entry)
 
 # Agent presets whose parameters no user can change: nothing to tune.
 UNTUNABLE = {"claude_code_microcompact": "its thresholds (gapThresholdMinutes, keepRecent) are Anthropic's remote "
@@ -30,9 +33,12 @@ def knobs_for(preset: str) -> AgentKnobs:
     """
     if preset in UNTUNABLE:
         raise CtxlabError(f"{preset} cannot be tuned: {UNTUNABLE[preset]}")
-    if preset not in KNOBS:
-        raise UnknownNameError("tunable preset", preset, list(KNOBS))
-    return KNOBS[preset]
+    return KNOBS.get(preset)
 
 
-__all__ = ["KNOBS", "UNTUNABLE", "knobs_for"]
+def tunable() -> list[str]:
+    """The presets with knobs a user can set (registered ones: a pending entry waits), sorted."""
+    return [name for name in KNOBS.names() if not KNOBS.get(name).pending]
+
+
+__all__ = ["KNOBS", "UNTUNABLE", "knobs_for", "tunable"]
