@@ -42,7 +42,7 @@ around ctxlab's transcript of the history.
 from __future__ import annotations
 
 from ctxlab.strategies.policy import Policy, Source, preset
-from ctxlab.summarize.agent_prompts_late import GEMINI_MASKED
+from ctxlab.summarize.agent_prompts import GEMINI_MASKED
 
 EXEMPT = ("activate_skill", "ask_user", "enter_plan_mode", "exit_plan_mode")
 

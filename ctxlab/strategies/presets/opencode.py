@@ -40,7 +40,7 @@ ctxlab's; opencode sets none); ``summarizer=llm`` sends opencode's prompt after 
 from __future__ import annotations
 
 from ctxlab.strategies.policy import Policy, Source, preset
-from ctxlab.summarize.agent_prompts_late import OPENCODE_PLACEHOLDER
+from ctxlab.summarize.agent_prompts import OPENCODE_PLACEHOLDER
 
 OPENCODE = preset("opencode", Policy, {
     "trigger": "reserve", "trigger_reserve": 0, "trigger_reply": 20_000, "trigger_inclusive": True,
