@@ -113,6 +113,11 @@ def sub_area(name: str) -> str:
     return parts[2] if len(parts) > 2 else ""
 
 
+def test_strategies_top_level_holds_at_most_six_modules():
+    """The interface and its vocabulary; everything else lives in a sub-package named for what it is."""
+    assert len([p for p in STRATEGIES.glob("*.py") if p.name != "__init__.py"]) <= 6
+
+
 def test_every_strategies_module_has_a_sub_layer():
     assert {sub_area(module_name(p)) for p in STRATEGY_MODULES} <= set(STRATEGY_RANK), "add it to STRATEGY_LAYERS"
 

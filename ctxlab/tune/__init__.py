@@ -8,10 +8,9 @@
 
 Every module, by what it does:
 
-- the knobs: `agents` (the knob table: per preset, each user-facing knob's name in the agent, the
-  ctxlab parameters it sets, its range in the agent's source and the one searched, its default,
-  and the file and commit that define them: `knobs_for`, `tunable`), `knobs` (its data types) and
-  `convert` (a knob's value to ctxlab parameters and back);
+- the knobs: `agents` (the knob table, read from the registered presets: each agent's module in
+  ``ctxlab/strategies/presets/`` declares its knobs, their ranges, defaults and sources, and its
+  snippet forms, as `ctxlab.strategies.policy.knobs` data: `knobs_for`, `tunable`);
 - the agent's terms: `forms` (writing and reading settings.json, config.toml, YAML, environment
   variables, command lines and constructor calls) and `snippets` (a setting as snippets to paste,
   and back: `render_snippets`, `parse_snippet`);

@@ -1,6 +1,6 @@
 """Writing and reading knob values in an agent's own file formats.
 
-`render` writes written values (by knob name) in a `ctxlab.tune.knobs.Form`; `read` reads them
+`render` writes written values (by knob name) in a `ctxlab.strategies.policy.knobs.Form`; `read` reads them
 back from such a text (what is absent is None: the agent's default). JSON, TOML and YAML are read
 with real parsers (``json``, ``tomllib``, PyYAML), Python with ``ast`` (keyword arguments of the
 form's calls, evaluated as literals: nothing is executed), environment lines and command lines
@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
 from ctxlab.registry import Registry
-from ctxlab.tune.knobs import Form
+from ctxlab.strategies.policy.knobs import Form
 
 
 def render(form: Form, values: Mapping[str, Any]) -> str:

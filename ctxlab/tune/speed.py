@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 from ctxlab.errors import CtxlabError
+from ctxlab.strategies.policy.knobs import Tuning
 from ctxlab.tune.agents import knobs_for, tunable
 from ctxlab.tune.evaluate import Evaluator, spec_text
-from ctxlab.tune.knobs import AgentKnobs
 from ctxlab.tune.sessions import Sessions
 from ctxlab.tune.space import Dimension, dimensions, setting
 
@@ -52,7 +52,7 @@ class Timing(NamedTuple):
         return self.cpu_median_s <= GOAL_S
 
 
-def searchable(entry: AgentKnobs, window: int) -> tuple[Dimension, ...]:
+def searchable(entry: Tuning, window: int) -> tuple[Dimension, ...]:
     """The knobs of `entry` with something to search at `window` (each tried alone, so one knob
     whose span starts above the window does not hide the others)."""
     found: list[Dimension] = []

@@ -16,7 +16,7 @@ from ctxlab import store
 from ctxlab.analysis import frames
 from ctxlab.analysis.recommend import FRONT_COLUMNS, frontier
 from ctxlab.cli import app
-from ctxlab.errors import CtxlabError
+from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.strategies import get_strategy
 from ctxlab.tune import Sessions, dimensions, evaluations_frame, knobs_for, setting, spec_text, tunable, tune
 from ctxlab.tune.evaluate import MEASURES, Evaluator
@@ -153,13 +153,9 @@ def test_bad_records_stop_the_read_or_are_recorded_as_skips(tmp_path):
         tune(sessions, "pi", window=4000)
 
 
-def test_a_preset_not_registered_yet_is_refused_by_name(bundled, monkeypatch):
-    # The presets issue registers the pending entries; one marked pending again stands for any.
-    import ctxlab.tune.run as run
-
-    monkeypatch.setattr(run, "knobs_for", lambda preset: knobs_for("codex")._replace(pending=True))
-    with pytest.raises(CtxlabError, match="codex has knobs in the table but is not a registered preset"):
-        tune(bundled, "codex", window=4000)
+def test_a_strategy_without_knobs_is_refused_by_name(bundled):
+    with pytest.raises(UnknownNameError, match="tunable preset 'compaction'"):
+        tune(bundled, "compaction", window=4000)
 
 
 @pytest.mark.parametrize("preset", tunable())

@@ -1,11 +1,11 @@
 """pi-mono's summarization prompts and summary texts, quoted byte for byte from badlogic/pi-mono (MIT); each
 constant names the file and commit (or release) it was copied from."""
 
-# packages/coding-agent/src/core/compaction/utils.ts @ fc4b8ad2a42808c0710ca1ed54b2520d96de5c7c
+# packages/coding-agent/src/core/compaction/utils.ts @ 7ddaf150d6bf9e5226859902b32150144bffed2b
 PI_SYSTEM_PROMPT = """You are a context summarization assistant. Your task is to read a conversation between a user and an AI coding assistant, then produce a structured summary following the exact format specified.
 
 Do NOT continue the conversation. Do NOT respond to any questions in the conversation. ONLY output the structured summary."""
-# packages/coding-agent/src/core/compaction/compaction.ts @ 0430917881c87bcba8b8ca4c450d67219a3b86cf
+# packages/coding-agent/src/core/compaction/compaction.ts @ 7ddaf150d6bf9e5226859902b32150144bffed2b
 PI_SUMMARIZATION_PROMPT = """The messages above are a conversation to summarize. Create a structured context checkpoint summary that another LLM will use to continue the work.
 
 Use this EXACT format:
@@ -90,7 +90,7 @@ Summarize the prefix to provide context for the retained suffix:
 - [Information needed to understand the retained recent work]
 
 Be concise. Focus on what's needed to understand the kept suffix."""
-# packages/coding-agent/src/core/messages.ts @ 288f0d2866ba015447f717533a70fd23beea6ad1 (prefix + summary + suffix)
+# packages/coding-agent/src/core/messages.ts @ 7ddaf150d6bf9e5226859902b32150144bffed2b (prefix + summary + suffix)
 PI_SUMMARY_WRAPPER = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n{summary}\n</summary>"
 PI_TURN_CONTEXT = "{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}"  # compaction.ts compact()
 PI_NO_HISTORY = "No prior history."
