@@ -59,7 +59,7 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
 
     Args:
         sessions: the sessions (`Sessions.load`).
-        preset: a registered preset in the knob table (`ctxlab.tune.KNOBS`).
+        preset: a registered preset with knobs (`ctxlab.tune.tunable`).
         window: the context window (tokens).
         price_model: bill calls by this litellm model with prompt caching (the cost is then dollars).
         reference: the tokenizer that counts what is sent.
