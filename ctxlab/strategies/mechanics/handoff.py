@@ -1,4 +1,5 @@
-"""Codex's hand-off tail: the real user messages, newest first, up to a token cap.
+"""Hand-off (the ``user_messages`` tail): the real user messages, newest first, up to a token cap,
+kept beside a summary (Codex's compaction).
 
 From openai/codex ``codex-rs/core/src/compact.rs`` @ 0100b103 (``build_compacted_history_with_limit``):
 walk the user messages from the newest, keep each one whose ``approx_token_count`` fits in what

@@ -1,9 +1,9 @@
 """Conversions between an agent's written knob values and ctxlab's policy parameters.
 
-Each factory returns a `Conversion` (``encode`` and ``decode``) for `ctxlab.tune.knobs.Knob`:
-``encode(value, window) -> params`` and ``decode(params, window) -> value``. A trigger is read back
-through the policy model's own trigger (`ctxlab.strategies.trigger.Trigger`), so a value
-decodes the same whichever trigger kind (share, reserve, tokens) wrote it.
+Each factory returns a `Conversion` for `ctxlab.strategies.policy.knobs.Knob`: the fields it sets
+(``params``), ``encode(value, window) -> params`` and ``decode(params, window) -> value``. A trigger
+is read back through the policy model's own trigger (`ctxlab.strategies.trigger.Trigger`), so a
+value decodes the same whichever trigger kind (share, reserve, tokens) wrote it.
 
 ``encode(None, window)`` is the agent's own default when a snippet leaves the knob out; the
 factories take it as ``unset`` (fixed parameters, or a function of the window).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, TypedDict
+from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
 from ctxlab.strategies.trigger import Trigger
@@ -24,11 +24,20 @@ Decode = Callable[[Mapping[str, Any], int], Any]
 Unset = Params | Callable[[int], Params] | None
 
 
-class Conversion(TypedDict):
-    """A knob's ``encode`` and ``decode`` (spread into `ctxlab.tune.knobs.Knob` with ``**``)."""
+class Conversion(NamedTuple):
+    """A knob's ``encode`` and ``decode``, and the policy fields it sets (``params``)."""
 
     encode: Encode
     decode: Decode
+    params: tuple[str, ...]
+
+
+def _fields(*names: str, unset: Unset = None, extra: Mapping[str, Any] | None = None) -> tuple[str, ...]:
+    """The fields a conversion sets: `names`, the keys of its `extra` and of its `unset` (a function of
+    the window gives the same keys at any window)."""
+    fixed = unset(1) if callable(unset) else unset
+    more = [*(extra or {}), *(fixed or {})]
+    return tuple(dict.fromkeys([*names, *more]))
 
 
 def trigger_tokens(params: Mapping[str, Any], window: int) -> int:
@@ -59,7 +68,7 @@ def param(name: str, cast: Callable[[Any], Any] = int, unset: Unset = None,
     def encode(value: Any, window: int) -> Params:
         return _unset(unset, window, name) if value is None else {name: (store or cast)(cast(value))}
 
-    return Conversion(encode=encode, decode=lambda params, window: cast(params[name]))
+    return Conversion(encode, lambda params, window: cast(params[name]), _fields(name, unset=unset))
 
 
 def limit(inclusive: bool | None = None, unset: Unset = None, cap: bool = False) -> Conversion:
@@ -78,7 +87,7 @@ def limit(inclusive: bool | None = None, unset: Unset = None, cap: bool = False)
         tokens = min(int(value), window) if cap else int(value)
         return {"trigger": "tokens", "trigger_tokens": tokens, **extra}
 
-    return Conversion(encode=encode, decode=trigger_tokens)
+    return Conversion(encode, trigger_tokens, _fields("trigger", "trigger_tokens", unset=unset, extra=extra))
 
 
 def reserve(unset: Unset = None, summary_caps: bool = False, replaces_reply: bool = False) -> Conversion:
@@ -98,7 +107,9 @@ def reserve(unset: Unset = None, summary_caps: bool = False, replaces_reply: boo
                     "prefix_max_tokens": max(1, math.floor(0.5 * int(value)))}
         return out
 
-    return Conversion(encode=encode, decode=lambda params, window: window - trigger_tokens(params, window))
+    caps = ("summary_max_tokens", "prefix_max_tokens") if summary_caps else ()
+    names = _fields("trigger", "trigger_reserve", *(("trigger_reply",) if replaces_reply else ()), *caps, unset=unset)
+    return Conversion(encode, lambda params, window: window - trigger_tokens(params, window), names)
 
 
 def share(inclusive: bool | None = None, unset: Unset = None, percent: bool = False) -> Conversion:
@@ -117,7 +128,7 @@ def share(inclusive: bool | None = None, unset: Unset = None, percent: bool = Fa
             return None  # the agent's own default, which is not a share: the setting stays unset
         return tidy(_share_of(params, window) * scale)
 
-    return Conversion(encode=encode, decode=decode)
+    return Conversion(encode, decode, _fields("trigger", "trigger_share", unset=unset, extra=extra))
 
 
 def _share_of(params: Mapping[str, Any], window: int) -> float:
@@ -150,7 +161,7 @@ def fraction_or_tokens() -> Conversion:
             return ("fraction", tidy(float(params["trigger_share"])))
         return ("tokens", trigger_tokens(params, window))
 
-    return Conversion(encode=encode, decode=decode)
+    return Conversion(encode, decode, ("trigger", "trigger_share", "trigger_tokens"))
 
 
 def int_or_share() -> Conversion:
@@ -168,7 +179,7 @@ def int_or_share() -> Conversion:
             return float(params["trigger_share"])
         return trigger_tokens(params, window)
 
-    return Conversion(encode=encode, decode=decode)
+    return Conversion(encode, decode, ("trigger", "trigger_share", "trigger_tokens"))
 
 
 def flag(name: str, on: Any, off: Any) -> Conversion:
@@ -177,28 +188,20 @@ def flag(name: str, on: Any, off: Any) -> Conversion:
     def encode(value: Any, window: int) -> Params:
         return {name: on if value is None or value else off}
 
-    return Conversion(encode=encode, decode=lambda params, window: params[name] == on)
-
-
-def added(name: str, cast: Callable[[Any], Any], default: Any) -> Conversion:
-    """A parameter a pending preset adds (its name proposed here), `default` when absent or unset."""
-    def encode(value: Any, window: int) -> Params:
-        return {name: cast(default if value is None else value)}
-
-    return Conversion(encode=encode, decode=lambda params, window: params.get(name, default))
+    return Conversion(encode, lambda params, window: params[name] == on, (name,))
 
 
 def typed(kind: str, inner: Conversion) -> Conversion:
     """A value the agent writes as ``{"type": kind, "value": n}`` (Anthropic's context management)."""
     def encode(value: Any, window: int) -> Params:
-        return inner["encode"](None if value is None else value["value"], window)
+        return inner.encode(None if value is None else value["value"], window)
 
     def decode(params: Mapping[str, Any], window: int) -> Any:
-        value = inner["decode"](params, window)
+        value = inner.decode(params, window)
         return None if value is None else {"type": kind, "value": value}
 
-    return Conversion(encode=encode, decode=decode)
+    return Conversion(encode, decode, inner.params)
 
 
-__all__ = ["Conversion", "added", "flag", "fraction_or_tokens", "int_or_share", "limit", "param", "reserve", "share",
+__all__ = ["Conversion", "flag", "fraction_or_tokens", "int_or_share", "limit", "param", "reserve", "share",
            "tidy", "trigger_tokens", "typed"]

@@ -1,5 +1,6 @@
-"""Aider's chat-history summary: where ``summarize_real`` splits the history and how much of the
-head its summarizer reads.
+"""Half-budget split (the ``history_half`` tail): where a history is split so that the kept tail
+stays under half the budget, recursively, and how much of the head the summarizer reads (Aider's
+``summarize_real``).
 
 Source: Aider-AI/aider ``aider/history.py`` @ 19a78641 (``ChatSummary.summarize_real``): a history
 of at most 4 messages, or a recursion deeper than 3, is summarized whole; otherwise the tail is
@@ -21,7 +22,7 @@ RESERVE = 512  # model_max_input_tokens -= 512
 UNKNOWN_INPUT = 4096  # the weak model's input limit when its metadata has none
 
 
-def aider_split(sizes: Sequence[int], roles: Sequence[str], max_tokens: int, depth: int) -> int:
+def half_split(sizes: Sequence[int], roles: Sequence[str], max_tokens: int, depth: int) -> int:
     """The split index of a history (``sizes``, ``roles``) over the budget; 0: summarize all of it."""
     n = len(sizes)
     if n <= MIN_SPLIT or depth > MAX_DEPTH:
@@ -52,4 +53,4 @@ def head_read(sizes: Sequence[int], limit: int) -> int:
     return len(sizes)
 
 
-__all__ = ["MAX_DEPTH", "MIN_SPLIT", "RESERVE", "UNKNOWN_INPUT", "aider_split", "head_read"]
+__all__ = ["MAX_DEPTH", "MIN_SPLIT", "RESERVE", "UNKNOWN_INPUT", "half_split", "head_read"]

@@ -1,4 +1,5 @@
-"""LangChain's ``trim_messages(strategy="last")``, re-implemented over ctxlab messages.
+"""Trim to the longest suffix that fits (the ``fit`` tail, and the summarizer input's cut): LangChain's
+``trim_messages(strategy="last")``, re-implemented over ctxlab messages.
 
 Follows langchain-core 1.7.2 ``langchain_core/messages/utils.py`` (``_last_max_tokens`` and
 ``_first_max_tokens``): an optional leading system message is kept and its tokens set aside; the

@@ -1,4 +1,5 @@
-"""Letta's sliding-window eviction: how many of the oldest messages its summary replaces.
+"""Sliding-window eviction (the ``evict`` tail): how many of the oldest messages a summary replaces,
+the evicted share growing by tenths until the rest fits (Letta's summarizer).
 
 Source: letta-ai/letta ``letta/services/summarizer/summarizer_sliding_window.py`` @ 56ba9c25
 (``summarize_via_sliding_window``): ``messages[0]`` is the system prompt; starting from the evicted
@@ -17,7 +18,7 @@ from collections.abc import Callable, Sequence
 STEP = 0.10
 
 
-def letta_cutoff(roles: Sequence[str], kept_tokens: Callable[[int], int], window: int, share: float) -> int | None:
+def evict_cutoff(roles: Sequence[str], kept_tokens: Callable[[int], int], window: int, share: float) -> int | None:
     """The first kept index (an assistant message) of ``roles`` (``roles[0]`` the system prompt), or None.
 
     Args:
@@ -43,4 +44,4 @@ def letta_cutoff(roles: Sequence[str], kept_tokens: Callable[[int], int], window
     return cutoff
 
 
-__all__ = ["STEP", "letta_cutoff"]
+__all__ = ["STEP", "evict_cutoff"]

@@ -1,5 +1,6 @@
-"""Gemini CLI's chat compression pieces: where the kept share of the history starts, the budget of
-whole tool outputs, and how an output is cut or previewed.
+"""Character-share split (the ``char_share`` tail): where the kept share of the history, by
+characters, starts; the budget of whole tool outputs; how an output is cut or previewed (Gemini
+CLI's chat compression and tool-output masking).
 
 Source: google-gemini/gemini-cli @ 5411f113: ``packages/core/src/context/chatCompressionService.ts``
 @ 4a5d5cfc (``findCompressSplitPoint``, ``truncateHistoryToBudget``), ``toolOutputMaskingService.ts``
@@ -15,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
-from ctxlab.summarize import agent_prompts_late as lp
+from ctxlab.summarize import agent_prompts as ap
 
 SHELL_TOOL = "run_shell_command"
 _SECTION = re.compile(r"^(Output|Error|Exit Code|Signal|Background PIDs|Process Group PGID): ", re.MULTILINE)
@@ -50,7 +51,7 @@ def truncated_output(text: str, max_chars: int, path: str) -> str:
         return text
     head = max(0, max_chars) * 2 // 10
     tail = max(0, max_chars) - head
-    return lp.GEMINI_TRUNCATED.format(head=head, tail=tail, path=path, first=text[:head],
+    return ap.GEMINI_TRUNCATED.format(head=head, tail=tail, path=path, first=text[:head],
                                       omitted=len(text) - head - tail, last=text[len(text) - tail:])
 
 

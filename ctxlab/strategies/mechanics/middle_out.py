@@ -1,4 +1,5 @@
-"""goose's progressive removal of tool responses from the summarizer's input.
+"""Middle-out removal: tool responses taken out of the summarizer's input from the middle outward,
+progressively, until it fits (goose's compaction).
 
 Source: block/goose ``crates/goose/src/context_mgmt/mod.rs`` @ 331a8429 (``do_compact``,
 ``filter_tool_responses``): when the summarization request exceeds the summarizer's context, it is

@@ -1,4 +1,5 @@
-"""OpenHands' rolling condensation over events, snapped to manipulation indices.
+"""Forgotten events (the ``events`` tail): a rolling condensation over events, its forgotten range
+snapped to manipulation indices (OpenHands' LLMSummarizingCondenser).
 
 From OpenHands/software-agent-sdk ``openhands-sdk/openhands/sdk/context/condenser/
 llm_summarizing_condenser.py`` (``_get_forgotten_events``) and ``context/view/`` (manipulation

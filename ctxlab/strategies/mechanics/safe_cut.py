@@ -1,4 +1,6 @@
-"""Cline's agentic compaction: how much it keeps, where the kept part may start, its ``## Files``.
+"""Safe cut (the ``safe_cut`` tail): how much of the newest history a compaction target leaves to
+keep, where the kept part may start, and the summary's ``## Files`` section (Cline's agentic
+compaction).
 
 Source: cline/cline @ 21cb8d25, ``sdk/packages/core/src/extensions/context/`` @ 8bbdde2a:
 ``compaction.ts`` (``resolveAutoRequestTargetTokens``, ``countUserAssistantPairs``,
@@ -16,7 +18,7 @@ from collections.abc import Iterable, Sequence
 
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics.context import real_user
-from ctxlab.summarize import agent_prompts_late as lp
+from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize.toolcalls import file_operations
 
 TRIGGER_RATIO = 0.9  # COMPACTION_TRIGGER_RATIO: the trigger is this share of the max input
@@ -73,7 +75,7 @@ def find_cut(messages: Sequence[Message], counts: Sequence[int], preserve: int, 
 
 def clip_result(text: str, limit: int) -> str:
     """``truncateText``: the first `limit` characters and how many were cut."""
-    return text if len(text) <= limit else text[:limit] + lp.CLINE_TRUNCATED.format(chars=len(text) - limit)
+    return text if len(text) <= limit else text[:limit] + ap.CLINE_TRUNCATED.format(chars=len(text) - limit)
 
 
 def clip_results(messages: Sequence[Message], limit: int) -> list[Message]:
