@@ -25,6 +25,7 @@ from ctxlab.registry import Registry
 ALLOWED = {
     "ctxlab.datasets.synth.agent_flow._PHASES": "the synthetic agent's phases, drawn by weight at random",
     "ctxlab.datasets.synth.biglogs.LOG_GENERATORS": "the synthetic big-log generators, drawn at random",
+    "ctxlab.integrations.lc_messages._NEW": "LangChain's message class for each chat role: a fixed format mapping",
 }
 NAME_FIELDS = ("name", "preset", "kind", "agent")
 
