@@ -4,9 +4,13 @@ Each message yields scored items for the sections of `ctxlab.summarize.sections`
 constraint and decision sentences, files read and modified from tool calls, commands, error
 lines, progress and next steps, sentences dense in concrete details). Items are deduplicated,
 ranked within their section (section weight + intrinsic score + recency) and the lowest ranked
-are left out until the rendered summary fits `max_tokens`. Items are whole (a sentence, a path,
+are left out until the rendered summary fits its length. Items are whole (a sentence, a path,
 a command), so nothing is cut mid-path. A previous summary is parsed and folded in: its file
 lists, goals, constraints and decisions carry forward, its progress yields to newer progress.
+
+Its length is what an LLM answering the same request would write (`ctxlab.summarize.length`,
+calibrated on the compactions agents' logs record), at most `max_tokens`: `prompts` are the
+requests it stands in for (ctxlab's structured ones by default; an agent's own in its voice).
 
 Per-message extraction is cached by message, so per-turn replays extract each message once.
 """
@@ -21,6 +25,7 @@ from typing import NamedTuple
 from ctxlab.messages import Message
 from ctxlab.summarize import heuristics as h
 from ctxlab.summarize.base import SummaryResult
+from ctxlab.summarize.length import STRUCTURED, Prompts, summary_length
 from ctxlab.summarize.message import unwrap
 from ctxlab.summarize.sections import (
     COMMANDS,
@@ -64,8 +69,13 @@ class Item(NamedTuple):
 
 @dataclass(frozen=True)
 class ExtractiveSummarizer:
-    """The offline structured summarizer (see the module docstring)."""
+    """The offline structured summarizer (see the module docstring).
 
+    Attributes:
+        prompts: the LLM requests it stands in for, which set its length.
+    """
+
+    prompts: Prompts = STRUCTURED
     kind = "extractive"
 
     @property
@@ -74,22 +84,28 @@ class ExtractiveSummarizer:
 
     def summarize(self, messages: Sequence[Message], *, previous_summary: str | None = None,
                   counter: TokenCounter, max_tokens: int) -> SummaryResult:
+        return self._summarize(messages, previous_summary, counter, max_tokens, prefix=False)
+
+    def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
+                              max_tokens: int) -> SummaryResult:
+        """The prefix of a split turn: the same extraction, without a previous summary, as long as
+        an answer to the turn-prefix request."""
+        return self._summarize(messages, None, counter, max_tokens, prefix=True)
+
+    def _summarize(self, messages: Sequence[Message], previous_summary: str | None, counter: TokenCounter,
+                   max_tokens: int, *, prefix: bool) -> SummaryResult:
         started = time.perf_counter()
         previous = [previous_summary] if previous_summary else []
         previous += [unwrap(m.text) for m in messages if m.mark == "summary"]
         items = gather([m for m in messages if m.mark != "summary"])
         if previous:
             items = merge(parse_summary("\n\n".join(previous)), items)
-        text = fit(_first_goal_first(items), counter, max_tokens)
-        return SummaryResult(
-            text=text, input_tokens=sum(counter.count_message(m) for m in messages),
-            output_tokens=counter.count(text), cost_usd=0.0,
-            latency_ms=(time.perf_counter() - started) * 1000, model=self.kind)
-
-    def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
-                              max_tokens: int) -> SummaryResult:
-        """The prefix of a split turn: the same extraction, without a previous summary."""
-        return self.summarize(messages, counter=counter, max_tokens=max_tokens)
+        read = sum(counter.count_message(m) for m in messages)
+        prompt = self.prompts.prefix if prefix else self.prompts.update if previous else self.prompts.history
+        length = summary_length(counter.count(prompt), read + (counter.count(previous_summary or "")))
+        text = fit(_first_goal_first(items), counter, min(max_tokens, length))
+        return SummaryResult(text=text, input_tokens=read, output_tokens=counter.count(text), cost_usd=0.0,
+                             latency_ms=(time.perf_counter() - started) * 1000, model=self.kind)
 
 
 def gather(messages: Sequence[Message]) -> list[Item]:
