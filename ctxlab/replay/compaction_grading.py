@@ -68,13 +68,13 @@ def grade_compactions(conversation: Conversation, counter: str | TokenCounter = 
         return []
     needs = SessionNeeds.build(conversation, count)
     spans = segments(conversation, [(r.index, r.at) for r in records])
-    trigger = str((conversation.meta or {}).get("format") or "")
+    agent = str((conversation.meta or {}).get("format") or "") or None
     out: list[Graded] = []
     before: tuple[Message, ...] = ()  # the agent's context after its previous compaction
     last_at = 0
     for record, span in zip(records, spans, strict=True):
-        base = CompactionGradeRow(conversation.id, record.number, record.index, record.at,
-                                  _trigger(conversation, record.number, trigger))
+        base = CompactionGradeRow(conversation.id, record.number, record.index, record.at, agent,
+                                  _trigger(conversation, record.number))
         if span is None or not record.summary:
             out.append(Graded(base._replace(error="no usable index, at or summary in the compaction record")))
             continue
@@ -152,12 +152,12 @@ def _row(row: CompactionGradeRow, g: Grade, after: Sequence[Message], summary: s
         refetch_model_tokens=g.refetch_model_tokens, lost=json.dumps(list(g.lost), ensure_ascii=False))
 
 
-def _trigger(conversation: Conversation, number: int, agent: str) -> str:
-    """The record's trigger (Claude Code: ``auto`` or ``manual``), prefixed by the log's format."""
+def _trigger(conversation: Conversation, number: int) -> str | None:
+    """The record's trigger (Claude Code: ``auto`` or ``manual``), None when the log does not say."""
     records = (conversation.meta or {}).get("compactions") or ()
     record = records[number] if number < len(records) and isinstance(records[number], dict) else {}
     how = record.get("trigger")
-    return f"{agent}:{how}" if agent and isinstance(how, str) and how else agent or "unknown"
+    return how if isinstance(how, str) and how else None
 
 
 __all__ = ["AGENT", "OWN_PRESET", "SUMMARIZING", "Graded", "StandinCall", "agent_context", "grade_compactions"]

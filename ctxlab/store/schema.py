@@ -120,7 +120,7 @@ TUNE_EVALUATIONS: Columns = (
 COMPACTION_GRADES: Columns = (
     ("grading_id", "VARCHAR"), ("created_at", "TIMESTAMP"), ("counter", "VARCHAR"),
     ("conversation_id", "VARCHAR"), ("compaction", "INTEGER"), ("index", "INTEGER"), ("at", "INTEGER"),
-    ("trigger", "VARCHAR"), ("candidate", "VARCHAR"), ("calls", "INTEGER"), ("needed", "INTEGER"),
+    ("agent", "VARCHAR"), ("trigger", "VARCHAR"), ("candidate", "VARCHAR"), ("calls", "INTEGER"), ("needed", "INTEGER"),
     ("needed_kept", "INTEGER"), ("needed_in_context", "INTEGER"), ("needed_recall", "DOUBLE"),
     ("in_context_recall", "DOUBLE"), ("non_regex", "INTEGER"), ("non_regex_kept", "INTEGER"),
     ("non_regex_recall", "DOUBLE"), ("instructions", "INTEGER"), ("instructions_kept", "INTEGER"),
@@ -191,7 +191,8 @@ class RecordedCompactionRow(NamedTuple):
 class CompactionGradeRow(NamedTuple):
     """One recorded compaction and one candidate (``agent``: the recorded summary and kept messages;
     else a preset run at the same call) graded over the calls up to the next compaction
-    (`ctxlab.metrics.compaction_grades`); counts are None with `error`. Recalls are None when the
+    (`ctxlab.metrics.compaction_grades`); `agent` is the log's format, `trigger` the record's
+    (Claude Code: auto or manual; None when the log does not say); counts are None with `error`. Recalls are None when the
     calls needed nothing only the summarized part held; `lost` is a JSON list (first 50);
     `refetch_observed_*` are the agent's (None for a stand-in, which made no calls)."""
 
@@ -199,6 +200,7 @@ class CompactionGradeRow(NamedTuple):
     compaction: int
     index: int | None = None  # type: ignore[assignment]  # the record's own name, shadowing tuple.index on purpose
     at: int | None = None
+    agent: str | None = None
     trigger: str | None = None
     candidate: str = "agent"
     calls: int | None = None
