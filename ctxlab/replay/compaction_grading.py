@@ -96,12 +96,13 @@ def _standin(conversation: Conversation, needs: SessionNeeds, span: Segment, bas
     recorded = recorded_calls(conversation, span.at) if pristine else ()
     try:
         at = StandinCall(get_strategy(name), history, counter, tuple(conversation.tools or ()), recorded)
-        result = at.summarized(window or log_window(conversation))
-        if result is None:  # a trigger the window does not move (a fixed token count): made to fire here
-            result = at._replace(strategy=get_strategy(name, trigger="always")).summarized(window or log_window(
-                conversation))
-        if result is None:
+        size = window or log_window(conversation)
+        found = at.summarized(size)
+        if found is None:  # a trigger the window does not move (a fixed token count): made to fire here
+            found = at._replace(strategy=get_strategy(name, trigger="always")).summarized(size)
+        if found is None:
             return Graded(row._replace(error=f"{name} writes no summary of this history"))
+        result = found[1]
     except Exception as exc:  # one preset failing on one history is a row with its reason, not a crash
         return Graded(row._replace(error=f"{type(exc).__name__}: {exc}"))
     graded = grade(needs, span, result.messages)
@@ -124,19 +125,19 @@ class StandinCall(NamedTuple):
         old = set(self.history)
         return result if any(m.mark == "summary" and m not in old for m in result.messages) else None
 
-    def summarized(self, window: int) -> CompressionResult | None:
-        """The compression at `window` when the preset summarizes there, else at the largest smaller
-        window where it does (a smaller window compacts sooner); None when not even 1 token does."""
+    def summarized(self, window: int) -> tuple[int, CompressionResult] | None:
+        """(window, compression) at `window` when the preset summarizes there, else at the largest
+        smaller window where it does (a smaller window compacts sooner); None when none does."""
         found = self.at(window)
         if found is not None:
-            return found
+            return window, found
         low, high = 0, window  # at(high) wrote none; at(low) is the best found (0: none yet)
         best = None
         while high - low > 1:
             mid = (low + high) // 2
             result = self.at(mid)
             low, high, best = (mid, high, result) if result is not None else (low, mid, best)
-        return best
+        return None if best is None else (low, best)
 
 
 def _row(row: CompactionGradeRow, g: Grade, after: Sequence[Message], summary: str, counter: TokenCounter,
