@@ -66,6 +66,7 @@ class Shaped:
     name: str = ExtractiveSummarizer.kind
 
     voice_name: str = "ctxlab"
+    length: str = "calibrated"
 
     def summarize(self, messages: Sequence[Message], *, previous_summary: str | None = None,
                   counter: TokenCounter, max_tokens: int) -> SummaryResult:
@@ -84,7 +85,7 @@ class Shaped:
             previous = _FILES_BLOCK.sub("", previous)
         previous = to_canonical(self.voice, previous) if previous else None
         # As long as the agent's LLM answering its own request would write (`ctxlab.summarize.length`).
-        extractive = ExtractiveSummarizer(request_prompts(self.voice_name))
+        extractive = ExtractiveSummarizer(self.length, request_prompts(self.voice_name))
         result = (extractive.summarize_turn_prefix(canonical, counter=counter, max_tokens=max_tokens) if prefix
                   else extractive.summarize(canonical, previous_summary=previous, counter=counter,
                                             max_tokens=max_tokens))

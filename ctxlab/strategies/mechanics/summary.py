@@ -78,7 +78,8 @@ def engine(spec: Any, voice: str, instructions: str = "") -> Summarizer:
     """The summarizer: ``extractive`` shaped to the voice (which has no use for `instructions`), or
     the LLM prompted as the agent, with the user's `instructions` where the agent takes them."""
     if isinstance(spec, str) and spec.split(":", 1)[0] == "extractive":
-        return Shaped(VOICES[voice], voice_name=voice)
+        built = get_summarizer(spec)  # its `length` (a bad parameter fails here)
+        return Shaped(VOICES[voice], voice_name=voice, length=getattr(built, "length", "calibrated"))
     built = get_summarizer(spec)
     if isinstance(built, LLMSummarizer) and voice in VOICES and voice != "ctxlab":
         return AgentLLM(built, voice, instructions)
