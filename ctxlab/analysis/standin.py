@@ -67,6 +67,19 @@ class StandinGap(NamedTuple):
         return text
 
 
+def summarizing(label: str) -> bool:
+    """Whether the policy `label` names writes a summary (offline, the stand-in): its verdict carries
+    the stand-in's kindness."""
+    from ctxlab.strategies import get_strategy
+
+    try:
+        strategy = get_strategy(label)
+    except Exception:  # a label that is no spec (a merged label of a report): not a policy to flag
+        return False
+    middle = getattr(strategy, "middle", None)
+    return middle == "summarize" if middle is not None else hasattr(strategy, "summarizer")
+
+
 def paired(rows: pd.DataFrame, candidate: str) -> pd.DataFrame:
     """Per compaction: the agent's and `candidate`'s counts side by side (needed > 0, no errors)."""
     ok = rows[rows["error"].isna() & (rows["needed"].fillna(0) > 0)]
@@ -82,8 +95,8 @@ def _gap(both: pd.DataFrame, source: str) -> StandinGap | None:
     needed = both["needed"].to_numpy(float)
     diff = (both["needed_kept_standin"] - both["needed_kept_agent"]).to_numpy(float)
     gap, low, high = bootstrap_mean_ci(diff, needed)
-    return StandinGap(source, len(both), both["needed_kept_standin"].sum() / needed.sum(),
-                      both["needed_kept_agent"].sum() / needed.sum(), gap, low, high,
+    return StandinGap(source, len(both), float(both["needed_kept_standin"].sum() / needed.sum()),
+                      float(both["needed_kept_agent"].sum() / needed.sum()), float(gap), float(low), float(high),
                       float(both["summary_tokens_standin"].mean()), float(both["summary_tokens_agent"].mean()))
 
 
@@ -128,4 +141,4 @@ def per_compaction(graded: Sequence[Graded]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-__all__ = ["KIND_POINTS", "StandinGap", "gap_table", "own_preset_gap", "paired", "per_compaction"]
+__all__ = ["KIND_POINTS", "StandinGap", "gap_table", "own_preset_gap", "paired", "per_compaction", "summarizing"]

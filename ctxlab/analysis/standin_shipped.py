@@ -9,7 +9,9 @@ to the summarizer or the grading with::
     python -m ctxlab.analysis.standin_shipped ../shared/reallogs/claude_code/4d5611e5-....jsonl ...
 
 `standin_gap` picks the figure a verdict carries: the user's own compactions when any needed
-anything, else the shipped ones.
+anything, else the shipped ones; `logs_gap` grades the user's conversations for it (each
+compaction against its agent's own preset only) and `stored_gap` reads the newest grading
+`ctxlab compactions --db` stored.
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 
 from ctxlab.analysis.standin import StandinGap, own_preset_gap
-from ctxlab.store.schema import CompactionGradeRow
+from ctxlab.messages import Conversation
+from ctxlab.store.compaction_grades import compaction_grades
+from ctxlab.store.schema import CompactionGradeRow, first_row
 
 SHIPPED = Path(__file__).with_name("data") / "standin_gap.json"
 SHIPPED_SOURCE = "the shared real logs, shipped"
@@ -53,6 +58,27 @@ def standin_gap(rows: pd.DataFrame | None = None) -> StandinGap | None:
     return own_preset_gap(shipped_rows(), SHIPPED_SOURCE)
 
 
+def logs_rows(conversations: Iterable[Conversation], counter: str = "o200k_base") -> list[CompactionGradeRow]:
+    """The gradings of `conversations`' own compactions, each against its agent's preset only."""
+    from ctxlab.replay.compaction_grading import OWN_PRESET, grade_compactions
+
+    return [g.row for conv in conversations if (conv.meta or {}).get("compactions")
+            for g in grade_compactions(conv, counter, [p for f, p in OWN_PRESET.items()
+                                                       if f == (conv.meta or {}).get("format")])]
+
+
+def logs_gap(rows: Sequence[CompactionGradeRow]) -> StandinGap | None:
+    """`standin_gap` of `logs_rows`' gradings (the shipped figure when they needed nothing)."""
+    return standin_gap(pd.DataFrame([r._asdict() for r in rows]) if rows else None)
+
+
+def stored_gap(con: duckdb.DuckDBPyConnection) -> StandinGap | None:
+    """`standin_gap` of the newest grading in a store (the shipped figure without one)."""
+    exists = first_row(con.execute("SELECT count(*) FROM information_schema.tables "
+                                   "WHERE table_name = 'compaction_grades'"))
+    return standin_gap(compaction_grades(con) if exists and exists[0] else None)
+
+
 def write_shipped(rows: Sequence[CompactionGradeRow], files: Iterable[str], counter: str, path: Path = SHIPPED) -> None:
     """Write the rows (without their lost strings) and their provenance to `path`."""
     sources = [{"file": Path(f).name, "sha256": hashlib.sha256(Path(f).read_bytes()).hexdigest()} for f in files]
@@ -78,4 +104,5 @@ if __name__ == "__main__":
     main(sys.argv[1:])
 
 
-__all__ = ["SHIPPED", "SHIPPED_SOURCE", "YOURS", "shipped_provenance", "shipped_rows", "standin_gap", "write_shipped"]
+__all__ = ["SHIPPED", "SHIPPED_SOURCE", "YOURS", "logs_gap", "logs_rows", "shipped_provenance", "shipped_rows", "standin_gap",
+           "stored_gap", "write_shipped"]
