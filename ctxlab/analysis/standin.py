@@ -58,7 +58,9 @@ class StandinGap(NamedTuple):
 
     def line(self) -> str:
         """What a verdict on a summarizing policy carries, in one line."""
-        text = (f"{self.compactions} recorded compactions ({self.source}): stand-in {100 * self.standin_recall:.0f}%, "
+        plural = "s" if self.compactions != 1 else ""
+        text = (f"{self.compactions} recorded compaction{plural} ({self.source}): stand-in "
+                f"{100 * self.standin_recall:.0f}%, "
                 f"agents' own summaries {100 * self.agent_recall:.0f}% of the strings only the summary could keep "
                 f"({self.standin_tokens:,.0f} vs {self.agent_tokens:,.0f} summary tokens)")
         if self.kinder:
