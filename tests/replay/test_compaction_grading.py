@@ -147,3 +147,26 @@ def test_a_log_without_compactions_or_with_a_bad_record():
     broken = Conversation(conv.id, conv.messages, meta={**conv.meta, "compactions": [{"index": "x", "summary": ""}]})
     (row,) = [g.row for g in grade_compactions(broken, O200K, ("claude_code",))]
     assert row.candidate == AGENT and row.error and row.needed is None
+
+
+def test_carried_over_messages_and_a_second_compaction():
+    """Codex carries recent user messages beside its summary (`kept_messages`): the agent's context
+    holds them. A second compaction ends the first's segment, and its stand-ins get the agent's
+    context after the first plus what followed (the history the agent really summarized)."""
+    conv = compacted_log(5, rounds=16)
+    first = conv.meta["compactions"][0]
+    users = [m.text for m in conv.messages[:first["index"]] if m.role == "user"]
+    at2 = next(i for i in range(first["at"] + 6, len(conv.messages)) if conv.messages[i].role == "user")
+    records = [{**first, "kept_messages": [{"role": "user", "content": u} for u in users]},
+               {"index": at2, "at": at2, "summary": "Goal: keep going.", "trigger": "manual"}]
+    both = Conversation(conv.id, conv.messages, meta={**conv.meta, "format": "codex", "compactions": records})
+    rows = [g.row for g in grade_compactions(both, O200K, ("codex",))]
+    assert [(r.compaction, r.candidate) for r in rows] == [(0, AGENT), (0, "codex"), (1, AGENT), (1, "codex")]
+    assert all(r.error is None for r in rows), rows
+    one, two = rows[0], rows[2]
+    assert (one.agent, two.trigger) == ("codex", "manual")
+    plain = next(g.row for g in grade_compactions(Conversation(conv.id, conv.messages, meta={
+        **conv.meta, "compactions": [first, records[1]]}), O200K, ()) if g.row.compaction == 0)
+    assert one.context_tokens > plain.context_tokens and one.needed_kept >= plain.needed_kept
+    # The first segment stops where the second compaction happened.
+    assert one.calls == sum(1 for t in range(first["at"], at2) if conv.messages[t].role == "assistant")
