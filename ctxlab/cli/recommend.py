@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ctxlab.cli.app import command
-from ctxlab.cli.common import Db, Limit, SkipInvalid, console, df_table
+from ctxlab.cli.common import Db, Limit, SkipInvalid, Skips, console, df_table, load_sources
 from ctxlab.cli.fronts import FRONT_HEADERS, percents
 from ctxlab.cli.replay import run_replay
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
@@ -50,8 +50,11 @@ def recommend(
     from ctxlab.analysis import frames
     from ctxlab.analysis.recommend import frontier
     from ctxlab.analysis.recommend import recommend as pick
+    from ctxlab.analysis.standin_shipped import logs_gap, logs_rows
     from ctxlab.bench import deterministic_strategies
+    from ctxlab.cli.compaction_grades import print_standin
     from ctxlab.cost import input_price
+    from ctxlab.store.compaction_grades import save_compaction_grades
 
     sources = sources_from(sources, from_agent, newest)
     if vs_anchors:
@@ -84,6 +87,11 @@ def recommend(
         out.print("[yellow]no policy produced results to compare[/yellow]")
         return
     out.print(f"\n[bold]recommended: {choice.label}[/bold]  {choice.evidence}")
+    graded = logs_rows(load_sources(sources, True, Skips(), limit))
+    if graded:  # the report and the Which policy page read it from the store
+        with store.writing(summary.db) as con:
+            save_compaction_grades(con, graded, "o200k_base")
+    print_standin(logs_gap(graded), list(front["label"]), choice.label)
     out.print(f"run {summary.run_id} in {summary.db}: `ctxlab dashboard --db {summary.db}` shows the front")
 
 

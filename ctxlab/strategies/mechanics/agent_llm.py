@@ -38,6 +38,7 @@ from ctxlab.strategies.mechanics import agent_requests as ar
 from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize.base import SummaryResult
 from ctxlab.summarize.client import Retry, complete
+from ctxlab.summarize.length import STRUCTURED, Prompts
 from ctxlab.summarize.llm import LLMSummarizer
 from ctxlab.summarize.serialize import serialize
 from ctxlab.tokens import TokenCounter
@@ -121,6 +122,25 @@ TEMPLATES = {"pi": ap.PI_SUMMARIZATION_PROMPT, "pi_update": ap.PI_UPDATE_PROMPT,
              "langchain": ap.LANGCHAIN_SUMMARY_PROMPT, "openhands": ap.OPENHANDS_PROMPT_HEAD,
              "inspect": ap.INSPECT_SUMMARY_PROMPT, "claude_code": ap.INSPECT_SUMMARY_PROMPT,
              "anthropic": ap.ANTHROPIC_COMPACTION_PROMPT, **ar.TEMPLATES}
+
+
+def request_prompts(voice: str) -> Prompts:
+    """What the agent's summarization requests hold besides the conversation (system prompt and
+    instructions; the transcript and a previous summary left empty): a first summary, an update,
+    a split turn's prefix. ctxlab's structured requests for a voice without an agent prompt."""
+    if voice == "openhands":
+        text = ap.OPENHANDS_PROMPT_HEAD + ap.OPENHANDS_PROMPT_TAIL
+        return Prompts(text, text, _text(_pi_prefix("", None)[1]))
+    if voice == "cline":
+        return Prompts(_text(ar.cline("", None, ())[1]), _text(ar.cline("", " ", ())[1]), _text(_pi_prefix("", None)[1]))
+    if voice not in REQUESTS:
+        return STRUCTURED
+    build = REQUESTS.get(voice)
+    return Prompts(_text(build("", None, "")[1]), _text(build("", " ", "")[1]), _text(_pi_prefix("", None)[1]))
+
+
+def _text(chat: Chat) -> str:
+    return "\n".join(m["content"] for m in chat)
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,8 @@ def engine(spec: Any, voice: str, instructions: str = "") -> Summarizer:
     """The summarizer: ``extractive`` shaped to the voice (which has no use for `instructions`), or
     the LLM prompted as the agent, with the user's `instructions` where the agent takes them."""
     if isinstance(spec, str) and spec.split(":", 1)[0] == "extractive":
-        return Shaped(VOICES[voice])
+        built = get_summarizer(spec)  # its `length` (a bad parameter fails here)
+        return Shaped(VOICES[voice], voice_name=voice, length=getattr(built, "length", "calibrated"))
     built = get_summarizer(spec)
     if isinstance(built, LLMSummarizer) and voice in VOICES and voice != "ctxlab":
         return AgentLLM(built, voice, instructions)
@@ -150,7 +151,7 @@ def _run(summarizer: Summarizer, part: str, chunk: list[Message], previous: str 
         return result.text
     errors.append(f"{part}: {result.error or 'empty summary'}")
     voice = summarizer.voice if isinstance(summarizer, AgentLLM) else "ctxlab"
-    return _run(Shaped(VOICES[voice]), part, chunk, previous, counter, cap, calls, errors)
+    return _run(Shaped(VOICES[voice], voice_name=voice), part, chunk, previous, counter, cap, calls, errors)
 
 
 def _file_tags(messages: Sequence[Message], previous: str | None) -> str:
