@@ -21,6 +21,7 @@ import pyarrow as pa
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.compactions import recorded_compaction_rows
 from ctxlab.metrics.estimator import conversation_rows, message_rows
+from ctxlab.metrics.fact_tracker import FactTracker
 from ctxlab.metrics.facts import fact_recall
 from ctxlab.metrics.grounded import GroundedEvaluator, SessionNeeds, grounded_row
 from ctxlab.metrics.provider import provider_rows
@@ -133,10 +134,11 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
                 # Per-turn calls form a session: each is priced against the one before it.
                 chain = Chain(state.pricer, outputs) if state.pricer and mode == "per-turn" else None
                 graded = GroundedEvaluator(needs) if needs is not None and mode == "per-turn" else None
+                facts = FactTracker(conv) if state.quality.fact_recall is not None and mode == "per-turn" else None
                 for step in replay_steps(strategy, conv, window, counter, mode):
                     unit = Unit(spec.run_id, dataset, seq, n_units, entry, window, mode, step.turn, step.upto)
                     unit_rows(rows, unit, conv, counts, state.references, step.context, step.result, step.error,
-                              step.latency_ms, state.quality, summary_cache)
+                              step.latency_ms, state.quality, summary_cache, facts)
                     if chain is not None and step.upto is not None:
                         for cost in chain.price(n_units, conv, step.upto, step.result):
                             rows.add_typed(unit.key(), cost)
