@@ -16,7 +16,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from itertools import chain
+from typing import Any
 
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.facts import FactRecall, _facts_of, normalize
@@ -31,6 +31,7 @@ class FactTracker:
         self.facts = _facts_of(conversation)
         self.originals = conversation.messages
         self.ground = [(f, g.message_index) for g in self.facts.ground if (f := normalize(g.fact))]
+        self.sources = _sources(self.facts, self.originals)
         self.by_id: dict[str, list[int]] = defaultdict(list)
         for i, m in enumerate(self.originals):
             self.by_id[m.id].append(i)
@@ -39,8 +40,10 @@ class FactTracker:
         self.whole: Counter[str] = Counter()  # id -> sent messages keeping it whole
         self.found: Counter[str] = Counter()  # fact -> sent messages holding it
         self.wanted: Counter[str] = Counter()  # fact -> ground facts and not-whole originals stating it
-        self.not_whole: list[int] = []  # indices below upto of originals not kept whole, ascending
         self.total = self.kept = 0
+        self.order: list[tuple[tuple[int, int, int], str]] = []  # the missing facts by their place in the list
+        self.placed: dict[str, tuple[int, int, int]] = {}
+        self.dirty: set[str] = set()
 
     def measure(self, upto: int, sent: Sequence[Message]) -> FactRecall:
         """Fact recall of the call before ``originals[upto]`` that sends `sent`."""
@@ -59,7 +62,9 @@ class FactTracker:
             if self.upto <= index < upto:
                 self._want(fact, 1)
         self.upto = upto
-        return FactRecall(self.kept / self.total if self.total else None, self.total, self.kept, self._missing())
+        self._reorder()
+        missing = tuple(fact for _, fact in self.order[:MISSING])
+        return FactRecall(self.kept / self.total if self.total else None, self.total, self.kept, missing)
 
     def _send(self, message: Message, sign: int) -> None:
         for fact in self.facts.contains(message):
@@ -74,17 +79,15 @@ class FactTracker:
                     self._original(i, -sign)
 
     def _original(self, i: int, sign: int) -> None:
-        if sign > 0:
-            insort(self.not_whole, i)
-        else:
-            del self.not_whole[bisect_left(self.not_whole, i)]
         for fact in self.facts.auto_facts(self.originals[i]):
             if fact:
                 self._want(fact, sign)
+                self.dirty.add(fact)
 
     def _want(self, fact: str, sign: int) -> None:
         before = self.wanted[fact]
         self.wanted[fact] += sign
+        self.dirty.add(fact)
         if (before == 0) != (self.wanted[fact] == 0):
             self.total += sign
             self.kept += sign if self.found[fact] else 0
@@ -94,23 +97,45 @@ class FactTracker:
         self.found[fact] += sign
         if (before == 0) != (self.found[fact] == 0) and self.wanted[fact]:
             self.kept += sign
+            self.dirty.add(fact)
 
-    def _missing(self) -> tuple[str, ...]:
-        """The first `MISSING` wanted facts not found, in `fact_recall`'s order (ground facts first,
-        then the not-whole originals' facts by message), stopping once all are listed."""
-        left = min(MISSING, self.total - self.kept)
-        out: list[str] = []
-        seen: set[str] = set()
-        facts = chain((f for f, index in self.ground if index < self.upto),
-                      (f for i in self.not_whole for f in self.facts.auto_facts(self.originals[i]) if f))
-        for fact in facts:
-            if len(out) >= left:
+    def _reorder(self) -> None:
+        """Place the facts whose standing changed in the ordered list of missing ones."""
+        for fact in self.dirty:
+            old = self.placed.pop(fact, None)
+            if old is not None:
+                del self.order[bisect_left(self.order, (old, fact))]
+            if self.wanted[fact] and not self.found[fact]:
+                key = self._key(fact)
+                self.placed[fact] = key
+                insort(self.order, (key, fact))
+        self.dirty.clear()
+
+    def _key(self, fact: str) -> tuple[int, int, int]:
+        """Where `fact` first comes in `fact_recall`'s list of wanted facts: ground facts first (in
+        their order), then the facts of the not-whole originals by message and place in it."""
+        for rank, (text, index) in enumerate(self.ground):
+            if text == fact and index < self.upto:
+                return (0, rank, 0)
+        for i, at in self.sources.get(fact, ()):
+            if i >= self.upto:
                 break
-            if fact not in seen:
-                seen.add(fact)
-                if not self.found[fact]:
-                    out.append(fact)
-        return tuple(out)
+            if not self.whole[self.originals[i].id]:
+                return (1, i, at)
+        raise AssertionError(f"a wanted fact with no source: {fact!r}")
+
+
+def _sources(facts: Any, originals: Sequence[Message]) -> dict[str, list[tuple[int, int]]]:
+    """Fact -> the originals stating it, as (message index, place among its facts), ascending
+    (built once per conversation and kept with its facts)."""
+    if facts.sources is None:
+        sources: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for i, message in enumerate(originals):
+            for at, fact in enumerate(facts.auto_facts(message)):
+                if fact and (not sources[fact] or sources[fact][-1][0] != i):
+                    sources[fact].append((i, at))
+        facts.sources = dict(sources)
+    return facts.sources
 
 
 __all__ = ["MISSING", "FactTracker"]

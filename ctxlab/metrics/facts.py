@@ -164,6 +164,7 @@ class _ConversationFacts:
     _universe: tuple[str, ...] = ()
     _contains: dict[Message, frozenset[str]] = field(default_factory=dict)
     _automaton: Any = field(default=None, repr=False)
+    sources: dict[str, list[tuple[int, int]]] | None = field(default=None, repr=False)  # `fact_tracker`'s
 
     def found(self, messages: Iterable[Message]) -> set[str]:
         """The conversation's facts (normalized) that occur in any of `messages`."""
