@@ -80,7 +80,8 @@ def build_state(spec: WorkSpec) -> _State:
         strategies=[STRATEGIES.build(StrategySpec.from_json(e.spec_json).to_mapping()) for e in spec.entries],
         counters=counters, references=[(n, counters[n]) for n in spec.references],
         estimators=list(dict.fromkeys([*(e.counter for e in spec.entries), *spec.estimators])),
-        quality=Quality(fact_recall, summary_metrics) if spec.quality else Quality(None, None),
+        quality=Quality(fact_recall, summary_metrics if spec.summaries else None) if spec.quality
+        else Quality(None, None),
         pricer=Pricer.build(spec.price_models, counters[spec.references[0]]) if spec.price_models else None)
 
 
@@ -186,7 +187,7 @@ def _log_rows(spec: WorkSpec, state: _State, rows: Rows, key: dict[str, Any], co
         counters = [state.counters[n] for n in dict.fromkeys([*state.estimators, *spec.references])]
         for row in provider_rows(conv, counters):
             rows.add_typed(key, row)
-    if spec.quality and meta.get("compactions"):
+    if spec.quality and spec.summaries and meta.get("compactions"):
         for name in dict.fromkeys(e.counter for e in spec.entries):
             for compaction in recorded_compaction_rows(conv, counter=state.counters[name]):
                 rows.add_typed(key, compaction)
