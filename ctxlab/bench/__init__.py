@@ -71,12 +71,13 @@ def deterministic_strategies() -> list[str]:
     return default_strategies(offline=True)
 
 
-def distinct_messages(sources: Sequence[str]) -> list[Message]:
+def distinct_messages(sources: Sequence[str], limit: int | None = None) -> list[Message]:
+    """The distinct messages of `sources` (at most `limit` conversations of each), in order."""
     from ctxlab.datasets import load_conversations
 
     seen: dict[Message, None] = {}
     for source in sources:
-        for conv in load_conversations(source):
+        for conv in load_conversations(source, limit=limit):
             seen.update(dict.fromkeys(conv.messages))
     return list(seen)
 

@@ -21,9 +21,10 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ctxlab.bench import PeakRSS, baseline, cpu_seconds, deterministic_strategies, distinct_messages
+from ctxlab.errors import CtxlabError
 from ctxlab.replay.config import DEFAULT_WINDOWS, recommend_config
 
 SESSIONS, CALLS = 500, 100_000
@@ -91,49 +92,108 @@ def load_line() -> str:
 def run_history(out_dir: str | Path = "bench", *, workers: int = 2, window: int = WINDOW, path: str | None = None,
                 parts: Sequence[str] = ("recommend", "tune", "live", "final"), engine: str = "local",
                 echo: Callable[[str], None] = print) -> Iterator[str]:
-    """Measure `parts` on the history at `path` (generated in `out_dir` when not given)."""
+    """Measure `parts` on the history at `path` (generated in `out_dir` when not given), yielding
+    one line per figure."""
+    unknown = [p for p in parts if p not in GOALS]
+    if unknown:
+        raise CtxlabError(f"unknown bench part(s) {', '.join(unknown)}; valid: {', '.join(GOALS)}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if path is None:
         echo(f"writing the history ({SESSIONS} sessions, {CALLS:,} calls) ...")
         path = str(history_file(out))
     echo("tokenizing its distinct messages once ...")
-    base = measured("baseline: tokenize the history's distinct messages once", lambda: _tokenize([path]))
+    base = tokenize_once([path])
     yield f"{line(base, base)} ({load_line()})"
-    steps = {"recommend": lambda: _recommend(path, out, window, workers, engine, echo),
-             "tune": lambda: _tune(path, window, echo), "live": lambda: _live(path, window, echo),
-             "final": lambda: _final(path, out, workers, engine, echo)}
     for part in parts:
-        yield from steps[part]() if part != "final" else _final_lines(path, out, workers, engine, echo)
-        if part != "final":
+        echo(f"{part} ...")
+        if part == "recommend":
+            figure = measured(f"recommend: every deterministic policy at {window:,} per turn, {workers} workers "
+                              f"({engine})", lambda: _recommend(path, out, window, workers, engine))
+        elif part == "tune":
+            figure = measured(f"tune: {TUNE_PRESET}'s knobs at {window:,}, first pick re-checked on every session",
+                              lambda: _tune(path, window))
+        elif part == "live":
+            figure = _live(path, window)
+        else:
+            sub = tokenize_once([path], FINAL_SESSIONS)
+            yield f"  {line(sub, sub)}"
+            figure = measured(f"final: ctxlab replay --mode final, {FINAL_SESSIONS} sessions x {len(FINAL_POLICIES)} "
+                              f"policies x {len(DEFAULT_WINDOWS)} windows", lambda: _final(path, out, workers, engine))
+            yield f"{line(figure, sub, GOALS[part])} ({load_line()})"
             continue
+        yield f"{line(figure, base, GOALS[part])} ({load_line()})"
 
 
-def _tokenize(sources: Sequence[str], limit: int | None = None) -> str:
-    messages = distinct_messages(sources, limit=limit)
-    timing = baseline(messages)
-    return timing.detail
+def tokenize_once(sources: Sequence[str], limit: int | None = None) -> Figure:
+    """The baseline: the distinct messages of `sources` tokenized once by a fresh o200k_base
+    counter in this process (reading them is not timed; the memory they hold is)."""
+    with PeakRSS(0.2) as rss:
+        messages = distinct_messages(sources, limit=limit)
+        timing = baseline(messages)
+    which = f"the first {limit} sessions" if limit else "the history"
+    return Figure(f"baseline: tokenize {which}'s distinct messages once", timing.seconds, timing.cpu, rss.peak,
+                  timing.detail)
 
 
-def _recommend(path: str, out: Path, window: int, workers: int, engine: str,
-               echo: Callable[[str], None]) -> Iterator[str]:
-    raise NotImplementedError
+def _fresh(db: Path) -> str:
+    for stale in (db, db.with_suffix(".duckdb.wal")):
+        stale.unlink(missing_ok=True)
+    return str(db)
 
 
-def _tune(path: str, window: int, echo: Callable[[str], None]) -> Iterator[str]:
-    raise NotImplementedError
+def _recommend(path: str, out: Path, window: int, workers: int, engine: str) -> str:
+    """What ``ctxlab recommend`` does: the replay (with its progress bar), then the front and the pick."""
+    from ctxlab import store
+    from ctxlab.analysis import frames
+    from ctxlab.analysis.recommend import frontier, recommend
+    from ctxlab.replay import RichProgress, replay
+
+    config = recommend_config([path], window, deterministic_strategies(), db=_fresh(out / "history-recommend.duckdb"),
+                              workers=workers, engine=engine)
+    with RichProgress() as progress:
+        summary = replay(config, progress)
+    with store.reading(summary.db) as con:
+        front = frontier(frames.results(con, summary.run_id, mode="per-turn"), config.references[0])
+    choice = recommend(front)
+    return (f"{summary.conversations:,} sessions, {summary.units:,} units, {summary.errors} errors; recommended: "
+            f"{choice.label if choice else '-'}")
 
 
-def _live(path: str, window: int, echo: Callable[[str], None]) -> Iterator[str]:
-    raise NotImplementedError
+def _tune(path: str, window: int) -> str:
+    from ctxlab.tune import Sessions
+    from ctxlab.tune.run import tune
+
+    sessions = Sessions.load([path])
+    outcome = tune(sessions, TUNE_PRESET, window=window)
+    pick = outcome.result.pick
+    chosen = outcome.result.evaluations[pick.row].setting.values if pick else "none"
+    return (f"{len(sessions):,} sessions, {sessions.calls:,} calls; {len(outcome.result.evaluations)} settings "
+            f"({outcome.result.method}), pick {chosen} in {outcome.seconds:.1f} s of search")
 
 
-def _final_lines(path: str, out: Path, workers: int, engine: str, echo: Callable[[str], None]) -> Iterator[str]:
-    raise NotImplementedError
+def _live(path: str, window: int) -> Figure:
+    """The median knob change of `TUNE_PRESET` (`ctxlab.tune.speed`), what the Tuning page waits for."""
+    from ctxlab.tune import Sessions
+    from ctxlab.tune.speed import prepare, time_policy
+
+    sessions = Sessions.load([path])
+    with PeakRSS(0.2) as rss:
+        ready = prepare(sessions, "o200k_base")
+        timing = time_policy(sessions, TUNE_PRESET, window, reference="o200k_base", price_model=None)
+    return Figure(f"live: a knob change of {TUNE_PRESET} at {window:,} (median)", timing.median_s, timing.cpu_median_s,
+                  rss.peak, f"p90 {timing.p90_s:.2f} s wall / {timing.cpu_p90_s:.2f} s CPU over {timing.changes} "
+                  f"changes on {len(sessions)} sessions; built once before: {ready:.1f} s")
 
 
-def _unused(*_: Any) -> None:
-    return None
+def _final(path: str, out: Path, workers: int, engine: str) -> str:
+    from ctxlab.replay import ReplayConfig, replay
+
+    config = ReplayConfig((path,), FINAL_POLICIES, DEFAULT_WINDOWS, db=_fresh(out / "history-final.duckdb"),
+                          workers=workers, engine=engine, limit=FINAL_SESSIONS, name="history-final")
+    summary = replay(config)
+    return f"{summary.conversations} sessions, {summary.units:,} units, {summary.errors} errors"
 
 
-__all__ = ["CALLS", "FINAL_POLICIES", "SESSIONS", "WINDOW", "Figure", "history_file", "measured", "run_history"]
+__all__ = ["CALLS", "FINAL_POLICIES", "SESSIONS", "WINDOW", "Figure", "history_file", "measured", "run_history",
+           "tokenize_once"]
