@@ -178,6 +178,10 @@ class Evaluator:
             self.partial.pop(key, None)
             return scored
 
+    def reached(self, key: str) -> int:
+        """How many sessions of `order` the setting `key` was evaluated on so far."""
+        return len(self.order) if key in self.scored else self._parts.get(key, (0, []))[0]
+
     def _extend(self, key: str, entry: Entry, n: int) -> dict[str, pa.Table]:
         """The rows of the setting over the first `n` sessions of `order`, replaying only those it
         was not replayed on yet."""
