@@ -228,7 +228,7 @@ def counters() -> None:
 
 @command()
 def strategies(
-    details: Annotated[bool, typer.Option("--details", help="Only the parameters a preset changes, and its source.")
+    details: Annotated[bool, typer.Option("--details", help="Only the parameters a preset changes, its source and its knobs.")
                        ] = False,
 ) -> None:
     """List the registered compression strategies with their parameters and defaults."""
@@ -247,9 +247,13 @@ def strategies(
         doc = (getattr(strategy, "about", "") or (type(strategy).__doc__ or "").strip()).splitlines()
         seed = getattr(strategy, "seed_counter", None)
         source = getattr(strategy, "source", None) if details else None
+        tuning = strategy.tuning if details else None
+        knobs = ", ".join(f"{k.name}={'unset' if k.default is None else k.default!r}" for k in tuning.knobs) \
+            if tuning else ""
         table.add_row(f"[bold]{name}[/]" + (f"\n[dim]counter {seed}[/]" if seed else ""),
                       f"{escape(doc[0]) if doc else ''}\n[dim]{escape(shown)}[/]"
-                      + (f"\n[cyan]source:[/] {escape(str(source))}" if source else ""))
+                      + (f"\n[cyan]source:[/] {escape(str(source))}" if source else "")
+                      + (f"\n[cyan]knobs ({escape(tuning.agent)}):[/] {escape(knobs)}" if tuning else ""))
     console().print(table)
 
 

@@ -10,17 +10,10 @@ import typer
 
 from ctxlab.cli.app import command
 from ctxlab.cli.common import Db, Limit, SkipInvalid, console, df_table
+from ctxlab.cli.fronts import FRONT_HEADERS, percents
 from ctxlab.cli.replay import run_replay
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
 from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, recommend_config
-
-FRONT_HEADERS = {"label": "policy", "counter": "counter", "needed_recall": "needed recall", "ci": "95% CI",
-                 "in_context_recall": "in context", "non_regex_recall": "non-regex",
-                 "instruction_survival": "instructions", "tokens_sent": "tokens sent / session",
-                 "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned",
-                 "overflow_rate": "over window", "front": "front"}
-PERCENTS = ("needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",
-            "instruction_survival", "fact_recall", "orphan_rate", "overflow_rate")
 
 
 @command()
@@ -91,17 +84,6 @@ def recommend(
         return
     out.print(f"\n[bold]recommended: {choice.label}[/bold]  {choice.evidence}")
     out.print(f"run {summary.run_id} in {summary.db}: `ctxlab dashboard --db {summary.db}` shows the front")
-
-
-def percents(front: Any) -> Any:
-    """The front's recalls and rates as percentages with one decimal, and ``ci`` the needed recall's
-    95% interval, for printing."""
-    ci = [f"{100 * low:.1f}-{100 * high:.1f}" if low == low else "-"
-          for low, high in zip(front["needed_low"], front["needed_high"], strict=True)]
-    return front.assign(ci=ci, **{c: front[c].map(lambda v: "-" if v != v else f"{100 * v:.1f}%")
-                                  for c in PERCENTS if c in front})
-
-
 
 
 VS_HEADERS = {"anchor": "agent preset", "anchor_tokens": "its tokens sent / session", "anchor_recall": "its needed recall",

@@ -74,7 +74,7 @@ def print_policies(db: str, run_id: str, reference: str = "o200k_base") -> None:
     from ctxlab import store
     from ctxlab.analysis import frames
     from ctxlab.analysis.recommend import frontier, recommend
-    from ctxlab.cli.recommend import FRONT_HEADERS, percents
+    from ctxlab.cli.fronts import FRONT_HEADERS, percents
 
     with store.reading(db) as con:
         results = frames.results(con, run_id, mode="per-turn")

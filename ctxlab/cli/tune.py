@@ -139,7 +139,7 @@ def _frame_rows(outcome: Any, rows: list[int]) -> Any:
 def _shown(frame: Any, outcome: Any) -> Any:
     """The rows as `ctxlab recommend` prints them, with the setting's number, role, knobs and ties
     (knob columns renamed ``knob_<i>``: a table row is read by attribute)."""
-    from ctxlab.cli.recommend import percents
+    from ctxlab.cli.fronts import percents
 
     shown = percents(frame)
     shown["number"] = frame["evaluation"].map("#{}".format)
@@ -164,7 +164,7 @@ def _knobs(outcome: Any) -> list[str]:
 
 
 def _headers(frame: Any, outcome: Any) -> dict[str, str]:
-    from ctxlab.cli.recommend import FRONT_HEADERS
+    from ctxlab.cli.fronts import FRONT_HEADERS
 
     headers = {"number": "#", "role": "", **{f"knob_{i}": k for i, k in enumerate(_knobs(outcome))},
                "sessions": "sessions", **{k: FRONT_HEADERS[k] for k in SHOWN}}

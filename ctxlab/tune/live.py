@@ -20,7 +20,8 @@ from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
 from ctxlab.replay.config import DEFAULT_COUNTER
-from ctxlab.tune.agents import KNOBS, knobs_for
+from ctxlab.tune import agents
+from ctxlab.tune.agents import knobs_for
 from ctxlab.tune.evaluate import Evaluator, Scored, spec_text
 from ctxlab.tune.halving import stratified_order
 from ctxlab.tune.run import TuneOutcome, tune
@@ -64,7 +65,7 @@ class Point(NamedTuple):
 
 def tunable() -> list[str]:
     """The presets a live tuner can replay: those in the knob table that are registered."""
-    return sorted(name for name, entry in KNOBS.items() if not entry.pending)
+    return agents.tunable()
 
 
 def sliders(preset: str, window: int) -> list[Slider]:

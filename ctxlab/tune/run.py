@@ -61,7 +61,7 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
 
     Args:
         sessions: the sessions (`Sessions.load`).
-        preset: a registered preset in the knob table (`ctxlab.tune.KNOBS`).
+        preset: a registered preset with knobs (`ctxlab.tune.tunable`).
         window: the context window (tokens).
         price_model: bill calls by this litellm model with prompt caching (the cost is then dollars).
         reference: the tokenizer that counts what is sent.
@@ -76,12 +76,10 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
             every setting on every session; by default from `HALVING_FROM` sessions on.
 
     Raises:
-        CtxlabError: no sessions, a preset not registered yet, an evaluator for another window.
+        CtxlabError: no sessions, a preset with nothing to tune, an evaluator for another window.
         UnknownNameError: an unknown preset or knob.
     """
-    if knobs_for(preset).pending:
-        raise CtxlabError(f"{preset} has knobs in the table but is not a registered preset yet, so there is no "
-                          "policy to replay; tune it once its preset lands")
+    knobs_for(preset)  # an unknown preset, or one without knobs, fails here, named
     if not sessions.items:
         raise CtxlabError("no sessions to tune on (the sources held no conversation)")
     evaluator = evaluator or Evaluator(sessions, window=window, reference=reference, price_model=price_model)

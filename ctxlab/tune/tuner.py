@@ -79,7 +79,7 @@ def search(preset: str, objective: Objective, *, window: int, goal: Goal, knobs:
     """Search `preset`'s knobs at `window` tokens.
 
     Args:
-        preset: a preset in the knob table (`ctxlab.tune.agents.KNOBS`).
+        preset: a preset with knobs (`ctxlab.tune.agents.tunable`).
         objective: evaluates a setting (see the module docstring).
         window: the context window (tokens) the settings are for.
         goal: which measures are quality, cost and (optionally) rejected calls.
@@ -161,8 +161,7 @@ class _Run:
         return evaluation
 
     def _run(self, candidate: Setting) -> Samples:
-        if not knobs_for(candidate.preset).pending:
-            get_strategy(candidate.preset, **candidate.params)  # a setting the preset rejects fails here, named
+        get_strategy(candidate.preset, **candidate.params)  # a setting the preset rejects fails here, named
         samples = self.objective(candidate)
         if self.cache is not None:
             self.cache.put(candidate.key, samples)

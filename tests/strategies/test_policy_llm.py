@@ -7,7 +7,6 @@ import pytest
 
 from ctxlab.strategies import get_strategy
 from ctxlab.summarize import agent_prompts as ap
-from ctxlab.summarize import agent_prompts_late as lp
 from ctxlab.summarize import get_summarizer
 from ctxlab.summarize.cache import MemoryCache
 from tests.builders import Convo
@@ -39,10 +38,10 @@ def fake(tmp_path, monkeypatch):
     ("langchain_summarization", {"keep_messages": 3}, ap.LANGCHAIN_SUMMARY_PROMPT.split("{messages}")[0]),
     ("openhands", {"trigger_events": 8}, ap.OPENHANDS_PROMPT_HEAD),
     ("inspect_summary", {}, ap.INSPECT_SUMMARY_PROMPT.format(addendums="")),
-    ("opencode", {}, lp.OPENCODE_PROMPT),
-    ("cline", {"keep_tokens": 10}, lp.CLINE_SYSTEM_PROMPT),
-    ("goose", {}, lp.GOOSE_COMPACTION_PROMPT.split("{messages}")[0]),
-    ("letta", {"evict_share": 0.1}, lp.LETTA_SLIDING_PROMPT),
+    ("opencode", {}, ap.OPENCODE_PROMPT),
+    ("cline", {"keep_tokens": 10}, ap.CLINE_SYSTEM_PROMPT),
+    ("goose", {}, ap.GOOSE_COMPACTION_PROMPT.split("{messages}")[0]),
+    ("letta", {"evict_share": 0.1}, ap.LETTA_SLIDING_PROMPT),
 ])
 def test_each_preset_sends_its_agents_prompt(fake, name: str, params: dict, prompt: str) -> None:
     server, engine = fake(reply="GOAL: port the loader")

@@ -1,5 +1,5 @@
 """`pi` against pi-mono's documented behaviour (packages/coding-agent/test/compaction.test.ts and
-compaction.ts @ 0430917): shouldCompact, findCutPoint (keep-all, never a tool result, split turns),
+compaction.ts @ 7ddaf150): shouldCompact, findCutPoint (keep-all, never a tool result, split turns),
 buildSessionContext ("only the latest compaction matters"), the update prompt, file lists and
 the summary message's wrapper."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ctxlab.errors import CtxlabError
-from ctxlab.tune import KNOBS, Sessions, knobs_for, tune
+from ctxlab.tune import Sessions, knobs_for, tune
 from ctxlab.tune.live import LiveTuner, beside, fixed, matching_search, moved, sliders, stored_points, tunable
 
 
@@ -15,7 +15,7 @@ def live() -> LiveTuner:
     return LiveTuner(Sessions.load(["sample:agent_sessions"], limit=2))
 
 
-@pytest.mark.parametrize("preset", sorted(p for p, e in KNOBS.items() if not e.pending))
+@pytest.mark.parametrize("preset", tunable())
 @pytest.mark.parametrize("window", [8000, 128_000])
 def test_sliders_are_the_searchable_knobs_around_the_agent_s_default(preset, window):
     searchable = [k.name for k in knobs_for(preset).knobs if k.searched is not None and k.kind in ("int", "float")]
@@ -42,7 +42,7 @@ def test_a_knob_with_an_empty_span_at_the_window_stays_at_the_preset_s_value():
 
 
 def test_tunable_presets_are_the_registered_ones():
-    assert "pi" in tunable() and all(not KNOBS[p].pending for p in tunable())
+    assert "pi" in tunable() and all(knobs_for(p).knobs for p in tunable())
 
 
 def test_a_point_is_the_setting_evaluated_once_and_kept(live):

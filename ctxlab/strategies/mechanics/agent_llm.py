@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxlab.messages import Message
+from ctxlab.registry import Registry
 from ctxlab.strategies.mechanics import agent_requests as ar
 from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize.base import SummaryResult
@@ -106,11 +107,14 @@ def anthropic_summary(text: str) -> str:
     return found.group(1).strip() if found else text.strip()
 
 
-REQUESTS: dict[str, Callable[[str, str | None, str], tuple[str, Chat]]] = {
-    "pi": _pi, "codex": _codex, "langchain": _langchain, "inspect": _inspect, "claude_code": _claude_code,
-    "anthropic": _anthropic, **{name: _uninstructed(build) for name, build in (
-        ("gemini", ar.gemini), ("opencode", ar.opencode), ("aider", ar.aider), ("goose", ar.goose),
-        ("letta", ar.letta))}}
+# Each voice's request: (transcript, previous summary, instructions) -> (prompt name, chat).
+REQUESTS: Registry[Callable[[str, str | None, str], tuple[str, Chat]]] = Registry("voice's LLM request")
+for _voice, _request in (("pi", _pi), ("codex", _codex), ("langchain", _langchain), ("inspect", _inspect),
+                         ("claude_code", _claude_code), ("anthropic", _anthropic),
+                         *((name, _uninstructed(build)) for name, build in (
+                             ("gemini", ar.gemini), ("opencode", ar.opencode), ("aider", ar.aider),
+                             ("goose", ar.goose), ("letta", ar.letta)))):
+    REQUESTS.register(_voice, _request)
 # The prompt each request is cached and logged under (the template, not the filled-in text).
 TEMPLATES = {"pi": ap.PI_SUMMARIZATION_PROMPT, "pi_update": ap.PI_UPDATE_PROMPT,
              "pi_turn_prefix": ap.PI_TURN_PREFIX_PROMPT, "codex": ap.CODEX_PROMPT,
@@ -141,8 +145,8 @@ class AgentLLM:
         elif self.voice == "cline":
             name, chat = ar.cline(self._transcript(messages, counter), previous_summary, messages)
         else:
-            name, chat = REQUESTS[self.voice](self._transcript(messages, counter), previous_summary,
-                                              self.instructions)
+            name, chat = REQUESTS.get(self.voice)(self._transcript(messages, counter), previous_summary,
+                                                  self.instructions)
         first = self._call(name, chat, counter, max_tokens)
         if self.voice != "gemini" or not first.ok:
             return first
