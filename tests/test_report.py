@@ -82,7 +82,9 @@ def test_the_verdict_opens_the_report_per_dataset_and_window(report: str, demo_d
         assert f"{v.dataset}, {v.window:,}-token window" in opening
         assert all(line.text in opening for line in lines(v)) and v.evidence in opening
     assert "no policy needed" in opening  # the fixture's chats fit its windows
-    assert "Stand-in gap" not in opening and "Headroom" not in opening  # no placeholder for findings not measured
+    # the stand-in gap measured on the shared logs (shipped) rides in its slot; no placeholder for the headroom
+    assert "stand-in gap" in opening and "summaries written offline: 2 recorded compactions" in opening
+    assert "headroom" not in opening.lower()
     section = html.unescape(report.split("5. Which policy")[1])
     assert all(v.evidence in section for v in found.verdicts)
 
@@ -140,6 +142,27 @@ def test_report_leaves_out_tuner_runs(tmp_path: Path):
     text = write_report(db, tmp_path / "r.html").read_text(encoding="utf-8")
     assert tuned == 6 and f"1 run(s); {tuned} run(s) ctxlab tune stored" in text and "Run tune " not in text
     assert "Run all-bad" in text
+
+
+def test_report_names_the_cheapest_policy_per_dataset_under_each_price_model(report: str, demo_db: Path):
+    from ctxlab import store
+    from ctxlab.analysis.costs import cheapest
+
+    with store.reading(demo_db) as con:
+        run = store.resolve_run(con, "ui-demo")
+        rows = cheapest(store.session_costs(con, run))
+    assert set(rows["price_model"]) == {"claude-sonnet-4-5", "gpt-5"} and len(rows) >= 4
+    section = report.split("6. What a session costs")[1]
+    for row in rows.itertuples():
+        assert f"<td class=\"l\">{row.price_model}</td><td class=\"l\">{row.label}</td>" in section, row
+    # Without a grading in the store, the stand-in's kindness measured on the shared logs (shipped).
+    assert "Summaries written offline (the stand-in): 2 recorded compactions (the shared real logs, shipped)" in \
+        report.split("5. Which policy")[1]
+    assert report.count('<img class="fig"') >= 12
+    for fate in ("kept", "dropped"):
+        assert f'class="fate {fate}"' in report
+    assert "fingerprint" in report and "tiktoken" in report  # dataset fingerprints and versions
+    assert "xss_&lt;b&gt;probe.jsonl:2" in report and "is not a list" in report  # the skipped record
 
 
 def test_report_for_one_run_into_a_folder(demo_db: Path, tmp_path: Path):  # noqa: F811

@@ -23,6 +23,8 @@ from ctxlab.analysis import frames
 from ctxlab.analysis import logs as L
 from ctxlab.analysis import plots as P
 from ctxlab.analysis import tables as A
+from ctxlab.analysis.standin import StandinGap
+from ctxlab.analysis.standin_shipped import stored_gap
 from ctxlab.analysis.verdicts import RunPolicies, run_policies
 from ctxlab.errors import CtxlabError
 from ctxlab.report import htmlkit as H
@@ -52,6 +54,7 @@ class RunData:
     variants: pd.DataFrame
     session_costs: pd.DataFrame
     unit_costs: pd.DataFrame
+    standin: StandinGap | None = None
 
 
 def load_run(con: Any, run_id: str) -> RunData:
@@ -61,7 +64,7 @@ def load_run(con: Any, run_id: str) -> RunData:
     units = store.unit_costs(con, run_id, price_model=first) if first else sessions.iloc[0:0]
     return RunData(frames.run_info(con, run_id), frames.results(con, run_id), frames.estimator_rows(con, run_id),
                    store.summaries(con, run_id), store.skips(con, run_id), store.conversations(con, run_id),
-                   frames.variants(con, run_id), sessions, units)
+                   frames.variants(con, run_id), sessions, units, stored_gap(con))
 
 
 def write_report(db_path: str | Path, out_path: str | Path, *, run_id: str | None = None) -> Path:
@@ -89,7 +92,7 @@ def write_report(db_path: str | Path, out_path: str | Path, *, run_id: str | Non
         tuned = [rid for rid in ids if run_id is None and "tune" in (frames.run_info(con, rid).get("config") or {})]
         runs = [load_run(con, rid) for rid in ids if rid not in tuned or len(tuned) == len(ids)]
     records = _records(db_path, runs)
-    found = {named(run)[0]: run_policies(run.results, run.session_costs) for run in runs}
+    found = {named(run)[0]: run_policies(run.results, run.session_costs, standin=run.standin) for run in runs}
     body = [*_header(db_path, runs, len(ids) - len(runs)),
             *verdict_section([(*named(run), v.verdicts if (v := found[named(run)[0]]) else []) for run in runs]),
             *_contents(runs)]
@@ -150,7 +153,7 @@ def _run_section(run: RunData, seen_estimators: dict[str, str], records: dict,
     out += _estimators(run, seen_estimators, name)
     out += _summaries(run, main, mode)
     out += _tuning(main, mode)
-    out += policies_section(policies)
+    out += policies_section(policies, standin=run.standin)
     out += costs_section(run.session_costs, run.unit_costs)
     out += _skips(run)
     out += examples_section(run, records)

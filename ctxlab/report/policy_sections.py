@@ -9,6 +9,7 @@ import pandas as pd
 from ctxlab.analysis import costs as C
 from ctxlab.analysis import plots as P
 from ctxlab.analysis.recommend import Policies
+from ctxlab.analysis.standin import StandinGap
 from ctxlab.analysis.verdicts import RunPolicies
 from ctxlab.analysis.wording import RULE, lines
 from ctxlab.report import htmlkit as H
@@ -25,8 +26,9 @@ FRONT_KINDS = {"tokens_sent": "int", "effective_tokens": "int", "effective_usd":
                                      "overflow_rate", "rejected_rate")}}
 
 
-def policies_section(found: RunPolicies | None) -> list[str]:
-    """5. Per dataset and window of a per-turn run: the front and the verdict (`ctxlab recommend`)."""
+def policies_section(found: RunPolicies | None, standin: StandinGap | None = None) -> list[str]:
+    """5. Per dataset and window of a per-turn run: the front and the verdict (`ctxlab recommend`), with
+    how kind the offline stand-in of summaries was on recorded compactions (`standin`)."""
     out = ["<h3>5. Which policy</h3>"]
     if found is None:
         return [*out, H.para(f"No per-turn results: {HOW}", "muted")]
@@ -38,6 +40,9 @@ def policies_section(found: RunPolicies | None) -> list[str]:
                       f"{found.reference}; + refetch: plus the tokens of the smallest earlier message holding each "
                       "lost string. Regex fact recall is ctxlab's own extractors, kept for comparison. Orphaned, "
                       f"over-window or failed calls are requests a provider rejects. {RULE}"))
+    if standin is not None:
+        out.append(H.para(f"Summaries written offline (the stand-in): {standin.line()}.",
+                          "warn" if standin.kinder else "note"))
     for policies in found.windows:
         out += _window(policies, found.model)
     return out

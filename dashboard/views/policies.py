@@ -34,6 +34,9 @@ if verdict is not None:
             with st.expander(title):
                 st.write(ui.md(finding.detail))
     st.caption(f"{ui.md(verdict.evidence)} {ui.md(RULE)}")
+standin = data.standin_gap(db)
+if standin is not None:  # every summary here was written offline: how kind that stand-in was
+    (st.warning if standin.kinder else st.caption)(f"Summaries written offline (the stand-in): {ui.md(standin.line())}")
 x, xlabel = ("effective_usd", f"$ per session with prompt caching + refetch ({price_model})") if price_model else \
     ("effective_tokens", "tokens sent + refetch per session")
 png = ui.show(P.policy_front(front, x=x, xlabel=xlabel, chosen=verdict.run.label if verdict else None))
