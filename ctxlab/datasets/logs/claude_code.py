@@ -32,9 +32,10 @@ from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.claude_compact import parent_session, record_compaction
+from ctxlab.datasets.logs.claude_lines import readable_entries
 from ctxlab.datasets.logs.claude_reader import EntryReader
 from ctxlab.datasets.logs.claude_units import Unit, agent_calls, task_links, units
-from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, entry
+from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource
 
 _ENTRY_TYPES = ("user", "assistant", "system", "summary")
 _CHAIN_KEYS = ("sessionId", "leafUuid", "parentUuid")
@@ -49,7 +50,7 @@ def detect(values: list[Any]) -> bool:
 def convert_all(lines: Iterable[Line], source: LogSource) -> Iterator[dict[str, Any] | LogError]:
     """Import one log file: one record per session and per subagent (see the module docstring); a
     conversation that cannot be read is its located reason, and the others still load."""
-    entries = [(line.where, entry(line)) for line in lines]
+    entries = readable_entries(lines)
     found = units(entries)
     calls = agent_calls(entries)
     primary = next((u for u in found if u.session == source.path.stem and not u.subagent), found[0])

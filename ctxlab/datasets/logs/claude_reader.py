@@ -7,14 +7,16 @@ messages, the todo list Claude Code resends, and hook output the compaction agen
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.claude_compact import CompactionLog, compaction_logs
 from ctxlab.datasets.logs.claude_context import rendered_input, todo_reminder
+from ctxlab.datasets.logs.claude_lines import BAD
 from ctxlab.datasets.logs.claude_units import Entry, Unit
-from ctxlab.datasets.logs.common import LogError, LogSource, TokenUsage, as_int, epoch, field, tool_call
+from ctxlab.datasets.logs.common import LogSource, TokenUsage, as_int, epoch, tool_call
 
 
 class EntryReader:
@@ -32,8 +34,9 @@ class EntryReader:
         self.uuids = {e.get("uuid") for _, e in entries}
         self.hooks: dict[str, list] = {}
         self.produced: dict[str, dict[str, Any]] = {}  # a main entry's uuid -> the last message it made
-        self.attached = {_queued(e) for _, e in entries if _queued(e)}  # queued prompts logged as attachments
-        self.typed = {_typed(e) for _, e in entries if _typed(e)}  # prompts with a user entry of their own
+        # prompts still to come as an entry of their own: a user entry (typed, or a task notification
+        # delivered as a turn) or a queued_command attachment
+        self.ahead = Counter(text for _, e in entries if (text := _delivered(e)))
         self.queued: list[str] = []  # enqueued, not yet taken
         self.reminders: list[tuple[str, str, Any]] = []  # todo lists to send with the next request
         self.todo_lists: list[str] = []  # the lines whose todo list was added
@@ -49,7 +52,10 @@ class EntryReader:
     def read(self, where: str, item: Mapping[str, Any]) -> None:
         kind = str(item.get("type"))
         handler = {"user": self.user, "assistant": self.assistant, "system": self.system,
-                   "queue-operation": self.queue, "attachment": self.attachment}.get(kind)
+                   "queue-operation": self.queue, "attachment": self.attachment, BAD: self.bad}.get(kind)
+        delivered = _delivered(item)
+        if delivered:
+            self.ahead[delivered] -= 1
         before = self.b.position()
         if handler is not None:
             handler(where, item)
@@ -74,33 +80,41 @@ class EntryReader:
         return self.b.add("user", text, msg_id=msg_id, timestamp=epoch(timestamp))
 
     def queue(self, where: str, item: Mapping[str, Any]) -> None:
-        """A message typed while the model worked is logged by ``enqueue`` (its text). ``remove``
-        means it was absorbed into the turn in progress: sent with the next request, with no user
-        entry of its own unless an attachment (or a user entry with that text) logs it; since Claude
-        Code 2.0.76 a ``remove`` line
-        carries no text, so the oldest enqueued one is meant. ``dequeue`` ends in an ordinary user
-        entry, ``popAll`` takes the queue back to the input: nothing is added for them."""
+        """A message typed while the model worked, or a background task's ``<task-notification>``,
+        is logged by ``enqueue`` (its text). ``remove`` means it was absorbed into the turn in
+        progress: sent with the next request, with no user entry of its own unless an attachment (or
+        a user entry with that text) logs it later. ``dequeue`` ends in an ordinary user entry,
+        ``popAll`` takes the queue back to the input: nothing is added for them. Since Claude Code
+        2.0.76 ``remove`` and ``dequeue`` carry no text; see `_take` for which message they mean."""
         operation, text = item.get("operation"), self.b.text(item.get("content"))
         if operation == "enqueue" and text and text.strip():
             self.queued.append(text)
         elif operation in ("dequeue", "remove") and self.queued:
-            text = self._take(text)
+            text = self._take(text, delivered=operation == "dequeue")
         elif operation == "popAll":
             self.queued.clear()
-        if operation != "remove" or not text or not text.strip() or text in self.attached or text in self.typed:
+        if operation != "remove" or not text or not text.strip() or self.ahead[text] > 0:
             self.skip(f"queue-operation:{operation}")
             return
         self.add_user(text, item.get("uuid") or f"queued@{where}", item.get("timestamp"))
         self.b.repairs.append(f"{where}: a queued user message reached the model mid-turn (queue-operation remove) "
                               "but has no user entry; added it as a user message")
 
-    def _take(self, text: str | None) -> str:
-        """The queued message a ``dequeue``/``remove`` takes: the one it names, else the oldest."""
+    def _take(self, text: str | None, delivered: bool) -> str:
+        """The queued message a ``dequeue``/``remove`` takes: the one it names; else, for a
+        ``remove`` (absorbed mid-turn) the oldest that does not come later as an entry of its own,
+        for a ``dequeue`` (sent as the next turn) the oldest that does; else the oldest. Real 2.1.39
+        sessions enqueue a background task's notification, then deliver it, sometimes much later
+        (6 and 40 minutes in the shared sessions), as an ordinary user entry with the same text; a
+        message the user types meanwhile is queued behind it and absorbed first, so the oldest
+        entry is not the one a ``remove`` took."""
         if text:
             if text in self.queued:
                 self.queued.remove(text)
             return text
-        return self.queued.pop(0)
+        pick = next((t for t in self.queued if (self.ahead[t] > 0) == delivered), self.queued[0])
+        self.queued.remove(pick)
+        return pick
 
     def attachment(self, where: str, item: Mapping[str, Any]) -> None:
         """A ``queued_command`` attachment is the queued message as the model got it."""
@@ -110,6 +124,12 @@ class EntryReader:
             self.skip(f"attachment:{kind}" if kind else "attachment")
             return
         self.add_user(text, item.get("uuid"), item.get("timestamp"))
+
+    def bad(self, where: str, item: Mapping[str, Any]) -> None:
+        """A line that could not be used (`ctxlab.datasets.logs.claude_lines`): counted and named,
+        with a resumed session's history lines counted with their own session."""
+        if not self.history:
+            self.b.bad_line(where, str(item.get("reason")), str(item.get("note") or ""))
 
     def _hooks_after(self, uuid: str) -> None:
         for hook in self.hooks.pop(uuid, ()):
@@ -142,24 +162,24 @@ class EntryReader:
                 self.b.meta[key] = value
 
     def assistant(self, where: str, item: Mapping[str, Any]) -> None:
-        message = _message(item, where)
+        message = _message(item)
         key = message.get("id") or item.get("uuid") or object()
         if self.group is None or key != self.group_key:
             self.send_reminders()
             self.group = self.b.add("assistant", None, msg_id=message.get("id") or item.get("uuid"),
                                     timestamp=epoch(item.get("timestamp")))
             self.group_key = key
-        for block in _blocks(message, where):
-            self._assistant_block(block, where)
-        usage = field(message, "usage", Mapping, where)
+        for block in _blocks(message):
+            self._assistant_block(block)
+        usage = message.get("usage")
         if usage and not self.history:  # every entry of a response repeats its usage: keyed, so it counts once
             self.b.call(self.group, message.get("model"), _usage(usage), key=key)
 
-    def _assistant_block(self, block: Any, where: str) -> None:
-        group, kind = self.group, block.get("type") if isinstance(block, Mapping) else None
+    def _assistant_block(self, block: Mapping[str, Any]) -> None:
+        group, kind = self.group, block.get("type")
         assert group is not None
         if kind == "tool_use":
-            call = tool_call(_required(block, "id", where), block.get("name"), rendered_input(block.get("input")))
+            call = tool_call(block["id"], block.get("name"), rendered_input(block.get("input")))
             if all(c["id"] != call["id"] for c in group["tool_calls"]):  # a re-logged block counts once
                 group["tool_calls"].append(call)
         elif kind == "thinking":
@@ -172,14 +192,14 @@ class EntryReader:
             self.b.append_text(group, self.b.part_text(block))
 
     def user(self, where: str, item: Mapping[str, Any]) -> None:
-        blocks, timestamp = _blocks(_message(item, where), where), item.get("timestamp")
+        blocks, timestamp = _blocks(_message(item)), item.get("timestamp")
         if item.get("isCompactSummary"):
             self._compact_summary("\n".join(t for t in map(self.b.part_text, blocks) if t))
             return
         texts = []
         for block in blocks:
-            if isinstance(block, Mapping) and block.get("type") == "tool_result":
-                call_id = _required(block, "tool_use_id", where)
+            if block.get("type") == "tool_result":
+                call_id = block["tool_use_id"]
                 self.b.add("tool", self.b.text(block.get("content")) or "", msg_id=call_id, tool_call_id=call_id,
                            timestamp=epoch(timestamp))
                 reminder = todo_reminder(item.get("toolUseResult"), item.get("version"))
@@ -196,7 +216,7 @@ class EntryReader:
         if item.get("subtype") != "compact_boundary":
             self.skip(f"system:{item.get('subtype')}")
             return
-        metadata = field(item, "compactMetadata", Mapping, where) or {}
+        metadata = item.get("compactMetadata") or {}
         self.boundary = self.b.compaction(None, metadata.get("preTokens"), trigger=metadata.get("trigger"))
         self.group = None
 
@@ -222,32 +242,25 @@ def _queued(item: Mapping[str, Any]) -> str | None:
     return prompt if isinstance(prompt, str) and prompt.strip() else None
 
 
-def _typed(item: Mapping[str, Any]) -> str | None:
-    """The text of a user entry written as a plain string (how a typed prompt is logged)."""
+def _delivered(item: Mapping[str, Any]) -> str | None:
+    """The prompt an entry delivers as an entry of its own: a user entry written as a plain string
+    (how a typed prompt or a task notification sent as a turn is logged), or a ``queued_command``
+    attachment."""
     message = item.get("message") if item.get("type") == "user" else None
     content = message.get("content") if isinstance(message, Mapping) else None
-    return content if isinstance(content, str) and content.strip() else None
+    return content if isinstance(content, str) and content.strip() else _queued(item)
 
 
-def _message(item: Mapping[str, Any], where: str) -> Mapping[str, Any]:
-    message = field(item, "message", Mapping, where)
-    if message is None:
-        raise LogError(f"{item.get('type')} entry has no 'message'", where)
-    return message
+def _message(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ``message`` of a user or assistant entry (`claude_lines.check` let only such entries in)."""
+    return item["message"]
 
 
-def _blocks(message: Mapping[str, Any], where: str) -> list[Any]:
-    content = field(message, "content", (str, list), where)
+def _blocks(message: Mapping[str, Any]) -> list[Any]:
+    content = message.get("content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return content or []
-
-
-def _required(block: Mapping[str, Any], key: str, where: str) -> str:
-    value = block.get(key)
-    if not isinstance(value, str) or not value:
-        raise LogError(f"{block.get('type')} block has no {key!r}", where)
-    return value
 
 
 def _usage(usage: Mapping[str, Any]) -> TokenUsage:
