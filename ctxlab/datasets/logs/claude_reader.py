@@ -7,7 +7,7 @@ messages, the todo list Claude Code resends, and hook output the compaction agen
 
 from __future__ import annotations
 
-from collections import Counter
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +15,7 @@ from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.claude_compact import CompactionLog, compaction_logs
 from ctxlab.datasets.logs.claude_context import rendered_input, todo_reminder
 from ctxlab.datasets.logs.claude_lines import BAD
+from ctxlab.datasets.logs.claude_queue import PromptQueue, queued_command
 from ctxlab.datasets.logs.claude_units import Entry, Unit
 from ctxlab.datasets.logs.common import LogSource, TokenUsage, as_int, epoch, tool_call
 
@@ -31,13 +32,11 @@ class EntryReader:
         self.history = False
         self.boundary: dict[str, Any] | None = None  # the compaction whose summary comes next
         self.blank_blocks = 0
+        self.entries = entries
         self.uuids = {e.get("uuid") for _, e in entries}
         self.hooks: dict[str, list] = {}
         self.produced: dict[str, dict[str, Any]] = {}  # a main entry's uuid -> the last message it made
-        # prompts still to come as an entry of their own: a user entry (typed, or a task notification
-        # delivered as a turn) or a queued_command attachment
-        self.ahead = Counter(text for _, e in entries if (text := _delivered(e)))
-        self.queued: list[str] = []  # enqueued, not yet taken
+        self.prompts = PromptQueue(entries)
         self.reminders: list[tuple[str, str, Any]] = []  # todo lists to send with the next request
         self.todo_lists: list[str] = []  # the lines whose todo list was added
 
@@ -47,15 +46,26 @@ class EntryReader:
         for log in logs:
             for parent, hooks in log.hooks.items():
                 self.hooks.setdefault(parent, []).extend(h for h in hooks if h.uuid not in self.uuids)
+        self._place_orphans()
         return logs
+
+    def _place_orphans(self) -> None:
+        """Hook output whose main entry is not in the log hung off a line that did not decode: like the
+        main log's entries that hung off such a line (`claude_lines`) it comes at that line's place,
+        the skipped line written between the entries just before and just after the hook in time.
+        Hook output that fits no such line stays out (a line in ``meta.repairs`` at the end)."""
+        gaps = _gaps(self.entries)
+        for parent in [p for p in self.hooks if p not in self.uuids]:
+            for hook in self.hooks.pop(parent):
+                moment = epoch(hook.timestamp)
+                at = next((where for where, lo, hi in gaps if moment is not None and lo <= moment <= hi), parent)
+                self.hooks.setdefault(at, []).append(hook)
 
     def read(self, where: str, item: Mapping[str, Any]) -> None:
         kind = str(item.get("type"))
         handler = {"user": self.user, "assistant": self.assistant, "system": self.system,
                    "queue-operation": self.queue, "attachment": self.attachment, BAD: self.bad}.get(kind)
-        delivered = _delivered(item)
-        if delivered:
-            self.ahead[delivered] -= 1
+        self.prompts.seen(item)
         before = self.b.position()
         if handler is not None:
             handler(where, item)
@@ -65,7 +75,7 @@ class EntryReader:
             self.skip(kind)
         if self.b.position() > before and item.get("uuid"):
             self.produced[str(item["uuid"])] = self.b.messages[-1]
-        self._hooks_after(str(item.get("uuid")))
+        self._hooks_after(str(item.get("uuid") or where))
 
     def skip(self, kind: str) -> None:
         """Count a line with no place in the conversation (a resumed history's lines are counted
@@ -80,45 +90,20 @@ class EntryReader:
         return self.b.add("user", text, msg_id=msg_id, timestamp=epoch(timestamp))
 
     def queue(self, where: str, item: Mapping[str, Any]) -> None:
-        """A message typed while the model worked, or a background task's ``<task-notification>``,
-        is logged by ``enqueue`` (its text). ``remove`` means it was absorbed into the turn in
-        progress: sent with the next request, with no user entry of its own unless an attachment (or
-        a user entry with that text) logs it later. ``dequeue`` ends in an ordinary user entry,
-        ``popAll`` takes the queue back to the input: nothing is added for them. Since Claude Code
-        2.0.76 ``remove`` and ``dequeue`` carry no text; see `_take` for which message they mean."""
-        operation, text = item.get("operation"), self.b.text(item.get("content"))
-        if operation == "enqueue" and text and text.strip():
-            self.queued.append(text)
-        elif operation in ("dequeue", "remove") and self.queued:
-            text = self._take(text, delivered=operation == "dequeue")
-        elif operation == "popAll":
-            self.queued.clear()
-        if operation != "remove" or not text or not text.strip() or self.ahead[text] > 0:
+        """A queued message absorbed mid-turn with no entry of its own (`ctxlab.datasets.logs.claude_queue`)
+        becomes a user message at that point."""
+        operation = item.get("operation")
+        text = self.prompts.operation(operation, self.b.text(item.get("content")))
+        if text is None:
             self.skip(f"queue-operation:{operation}")
             return
         self.add_user(text, item.get("uuid") or f"queued@{where}", item.get("timestamp"))
         self.b.repairs.append(f"{where}: a queued user message reached the model mid-turn (queue-operation remove) "
                               "but has no user entry; added it as a user message")
 
-    def _take(self, text: str | None, delivered: bool) -> str:
-        """The queued message a ``dequeue``/``remove`` takes: the one it names; else, for a
-        ``remove`` (absorbed mid-turn) the oldest that does not come later as an entry of its own,
-        for a ``dequeue`` (sent as the next turn) the oldest that does; else the oldest. Real 2.1.39
-        sessions enqueue a background task's notification, then deliver it, sometimes much later
-        (6 and 40 minutes in the shared sessions), as an ordinary user entry with the same text; a
-        message the user types meanwhile is queued behind it and absorbed first, so the oldest
-        entry is not the one a ``remove`` took."""
-        if text:
-            if text in self.queued:
-                self.queued.remove(text)
-            return text
-        pick = next((t for t in self.queued if (self.ahead[t] > 0) == delivered), self.queued[0])
-        self.queued.remove(pick)
-        return pick
-
     def attachment(self, where: str, item: Mapping[str, Any]) -> None:
         """A ``queued_command`` attachment is the queued message as the model got it."""
-        text = _queued(item)
+        text = queued_command(item)
         if not text:
             kind = item.get("attachment", {}).get("type") if isinstance(item.get("attachment"), Mapping) else None
             self.skip(f"attachment:{kind}" if kind else "attachment")
@@ -152,6 +137,8 @@ class EntryReader:
             self.b.repairs.append(f"added the todo list Claude Code <1.0.98 sends after each TodoWrite, {len(self.todo_lists)} "
                                   f"time(s) (a system-reminder in ctxlab's wording, the list from toolUseResult; lines "
                                   f"{', '.join(self.todo_lists)})")
+        for hook in (h for hooks in self.hooks.values() for h in hooks):
+            self.b.repairs.append(f"{hook.where}: hook output whose main entry is not in this log; left out")
         if self.blank_blocks:
             self.b.repairs.append(f"dropped {self.blank_blocks} whitespace-only text block(s): not content (the API "
                                   "refuses them, so Claude Code never resends them)")
@@ -229,26 +216,18 @@ class EntryReader:
         self.boundary = None
 
 
+def _gaps(entries: list[Entry]) -> list[tuple[str, float, float]]:
+    """Each skipped line that did not decode (a `BAD` marker without a uuid), with the times of the
+    entries just before and after it (unbounded where none)."""
+    times = [epoch(e.get("timestamp")) for _, e in entries]
+    return [(where, next((t for t in reversed(times[:n]) if t is not None), -math.inf),
+             next((t for t in times[n + 1:] if t is not None), math.inf))
+            for n, (where, e) in enumerate(entries) if e.get("type") == BAD and not e.get("uuid")]
+
+
 def _blank(block: Any) -> bool:
     return isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str) \
         and not block["text"].strip()
-
-
-def _queued(item: Mapping[str, Any]) -> str | None:
-    """The prompt of a ``queued_command`` attachment entry (None for anything else)."""
-    attached = item.get("attachment") if item.get("type") == "attachment" else None
-    prompt = attached.get("prompt") if isinstance(attached, Mapping) and attached.get("type") == "queued_command" \
-        else None
-    return prompt if isinstance(prompt, str) and prompt.strip() else None
-
-
-def _delivered(item: Mapping[str, Any]) -> str | None:
-    """The prompt an entry delivers as an entry of its own: a user entry written as a plain string
-    (how a typed prompt or a task notification sent as a turn is logged), or a ``queued_command``
-    attachment."""
-    message = item.get("message") if item.get("type") == "user" else None
-    content = message.get("content") if isinstance(message, Mapping) else None
-    return content if isinstance(content, str) and content.strip() else _queued(item)
 
 
 def _message(item: Mapping[str, Any]) -> Mapping[str, Any]:
