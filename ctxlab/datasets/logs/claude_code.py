@@ -12,7 +12,9 @@ A file is usually one conversation; `ctxlab.datasets.logs.claude_units` finds th
 session resumed in the same file (its conversation starts with the history it resumed), and
 subagents written inline as ``isSidechain`` entries (Claude Code 1.0.x), each its own conversation
 linked to the Task call that started it (``meta.parent``, and ``meta.subagents`` on the session).
-Every line of the file is one conversation's (``meta.entries`` counts them).
+Every line of the file is one conversation's (``meta.entries`` counts them). A line that cannot be
+used (it does not decode, or a field has the wrong type) is skipped on its own, the ``parentUuid``
+chain re-attached around it (`ctxlab.datasets.logs.claude_lines`).
 
 What the model saw and the log shows elsewhere or not at all is added back, each time with a line
 in ``meta.repairs`` (`ctxlab.datasets.logs.claude_reader`): a message the user typed while the model

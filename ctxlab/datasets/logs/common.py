@@ -133,18 +133,6 @@ def wrong_block(block: Any) -> str | None:
     return f"a content block's {problem}" if problem else None
 
 
-def field(mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """An optional field that must have the given type when present (None when absent).
-
-    Raises:
-        LogError: present with another type.
-    """
-    reason = wrong_type(mapping, key, kind)
-    if reason is not None:
-        raise LogError(reason, where)
-    return mapping.get(key)
-
-
 def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
 

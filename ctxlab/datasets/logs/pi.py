@@ -104,13 +104,15 @@ def _check(e: Mapping[str, Any]) -> str | None:
     message = e.get("message")
     if not isinstance(message, Mapping):
         return "message entry has no 'message' object"
-    blocks = message.get("content") if isinstance(message.get("content"), list) else []
+    content = message.get("content")
+    blocks: list[Any] = content if isinstance(content, list) else []
     return (wrong_type(message, "content", (str, list), "message.content")
             or wrong_type(message, "usage", Mapping, "message.usage")
             or next(filter(None, map(wrong_block, blocks)), None) or _missing_id(message, blocks))
 
 
-def _missing_id(message: Mapping[str, Any], blocks: list[Mapping[str, Any]]) -> str | None:
+def _missing_id(message: Mapping[str, Any], blocks: list[Any]) -> str | None:
+    """A result or call without its id (`blocks` are objects: checked before)."""
     if message.get("role") == "toolResult" and first_str(message.get("toolCallId")) is None:
         return "toolResult message has no toolCallId"
     if message.get("role") == "assistant" and any(b.get("type") == "toolCall" and first_str(b.get("id")) is None
