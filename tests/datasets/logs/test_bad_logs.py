@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from ctxlab.datasets import load_conversations
 from ctxlab.errors import InvalidInputError
-from tests.datasets.logs.helpers import FIXTURES, load_one, load_session, shape
+from tests.datasets.logs.helpers import FIXTURES, REAL, load_one, load_session, shape
 
 CLAUDE = FIXTURES / "claude_code" / "session.jsonl"
 CODEX = FIXTURES / "codex" / "rollout-2025-10-29T11-00-00-0199aaaa-1111-7000-8000-000000000001.jsonl"
@@ -174,3 +175,18 @@ def test_unknown_entry_types_are_counted_not_fatal(tmp_path):
     assert conv.meta["skipped"] == {"file-history-snapshot": 1, "queue-operation:enqueue": 1, "attachment": 1,
                                     "system:turn_duration": 1}
     assert shape(conv) == shape(load_session(CLAUDE))
+
+
+def test_a_broken_sample_of_an_inspect_eval_log_is_that_samples_reason_and_the_rest_load(tmp_path):
+    """The same rule where a log is several documents: an ``.eval`` zip member that does not decode is
+    one sample's located reason; the samples after it still load (before, the file stopped there)."""
+    source = REAL / "inspect" / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
+    path = tmp_path / source.name
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(path, "w") as copy:
+        for name in original.namelist():
+            data = original.read(name)
+            copy.writestr(name, data[:len(data) // 2] if name == "samples/3_epoch_1.json" else data)
+    skips: list[tuple[str, str]] = []
+    convs = list(load_conversations(str(path), strict=False, on_skip=lambda w, r: skips.append((w, r))))
+    assert sorted(c.meta["sample_id"] for c in convs) == [1, 2, 4, 5, 6, 7, 8, 9, 10]
+    assert [(w, r.split(" (")[0]) for w, r in skips] == [(f"{path}:samples/3_epoch_1.json", "malformed JSON")]

@@ -9,7 +9,6 @@ folder is a failure, never a skip."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from collections import Counter
@@ -23,8 +22,8 @@ from ctxlab.analysis.log_files import check_files
 from ctxlab.datasets import load_conversations
 from ctxlab.datasets.logs.deltas import BAD_LINE, delta_spans
 from ctxlab.messages import Conversation, Message
+from tests.datasets.logs.helpers import REAL
 
-REAL = Path(os.environ.get("CTXLAB_REALLOGS") or Path(__file__).resolve().parents[3].parent / "shared" / "reallogs")
 CLAUDE = [f"claude_code/{name}.jsonl" for name in ("4d5611e5-241a-462a-8d15-5122611a9569", "short", "subagent",
                                                    "fa812bfe-b295-4cca-9c2f-fdf01028cb46", "claude_code",
                                                    "1af7fc5e-8455-4414-9ccd-011d40f70b2a")]
