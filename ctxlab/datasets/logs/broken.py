@@ -10,9 +10,9 @@ refuses the file only when nothing usable is left.
 
 Formats that link entries (Claude Code ``uuid``/``parentUuid``, pi ``id``/``parentId``) lose a link
 with the line. Both write an entry's parent as the entry they appended just before it on the same
-branch (Claude Code: the previous message of the chain, 88-92% of the lines of the real 2.1.39
-sessions point at the line right before them, the rest are tool results pointing at the call they
-answer; pi: the current leaf). So an entry that hung off a skipped line is re-attached to the skipped
+branch (Claude Code: the previous message of the chain; about 89% of the lines of the real 2.1.39
+sessions point at the line right before them, most of the rest are tool results pointing at the
+call they answer; pi: the current leaf). So an entry that hung off a skipped line is re-attached to the skipped
 line's own parent when the line still shows it (a wrong-typed field: the rest of the entry is
 readable), which is exactly the chain the agent would have written without that entry; otherwise
 (the line does not decode) to the nearest entry before the skipped line on the same branch (`Chain.lane`),

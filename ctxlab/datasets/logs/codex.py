@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ctxlab.datasets.logs.broken import Bad, sort_lines
+from ctxlab.datasets.logs.broken import sort_lines, usable
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.common import (
     Line,
@@ -49,15 +49,12 @@ def detect(values: list[Any]) -> bool:
 def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     """Import one rollout (see the module docstring). A line that cannot be used is skipped
     (`ctxlab.datasets.logs.broken`, `_check`)."""
-    items = [i if isinstance(i, Bad) else (i.where, *_unwrap(i.value, n == 0))
-             for n, i in enumerate(sort_lines(lines, _check))]
-    decoded = [i for i in items if not isinstance(i, Bad)]
-    reader = _Reader(LogBuilder("codex", source), counted=any(_is_usage(kind, p) for _, kind, p, _ in decoded))
-    for item in items:
-        if isinstance(item, Bad):
-            reader.b.bad_line(item.where, item.reason)
-        else:
-            reader.read(*item)
+    items = sort_lines(lines, _check)
+    first = items[0] if items else None
+    counted = any(_is_usage(*_unwrap(i.value, i is first)[:2]) for i in items if isinstance(i, Line))
+    reader = _Reader(LogBuilder("codex", source), counted=counted)
+    for line in usable(items, reader.b):
+        reader.read(line.where, *_unwrap(line.value, line is first))
     reader.b.meta["entries"] = len(items)
     return reader.b.record(reader.session_id or source.path.stem)
 
