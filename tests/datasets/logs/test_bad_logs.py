@@ -190,3 +190,15 @@ def test_a_broken_sample_of_an_inspect_eval_log_is_that_samples_reason_and_the_r
     convs = list(load_conversations(str(path), strict=False, on_skip=lambda w, r: skips.append((w, r))))
     assert sorted(c.meta["sample_id"] for c in convs) == [1, 2, 4, 5, 6, 7, 8, 9, 10]
     assert [(w, r.split(" (")[0]) for w, r in skips] == [(f"{path}:samples/3_epoch_1.json", "malformed JSON")]
+
+
+def test_an_aider_history_with_a_line_that_is_not_utf8_is_refused_at_that_line(tmp_path):
+    """Aider histories are text, not entries: the skipped-line rule is for logs of entries; such a line
+    still refuses the history, named with its line and reason."""
+    lines = (REAL / "aider" / "afi-core.aider.chat.history.md").read_bytes().split(b"\n")
+    lines[30] += b"\xe9\xff"
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(InvalidInputError) as caught:
+        list(load_conversations(str(path)))
+    assert (caught.value.where, caught.value.reason) == (f"{path}:31", "invalid UTF-8 (byte 0xe9 at column 21)")
