@@ -64,7 +64,9 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
         else:
             _metadata(meta, value, history, item.where)
     if not meta.get("sessionId"):
-        raise LogError("no session metadata (sessionId) in this file", source.display)
+        bad = [i for i in items if isinstance(i, Bad)]
+        first = f" (skipped {len(bad)} bad line(s), the first at {bad[0].where}: {bad[0].reason})" if bad else ""
+        raise LogError(f"no session metadata (sessionId) in this file{first}", source.display)
     adder = Adder(b, history.answered())
     for record, where in history.records():
         adder.add(record, where)
