@@ -13,12 +13,14 @@ recall (`ctxlab.metrics.facts`) stays a secondary column.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from ctxlab.analysis.evidence import evidence
 from ctxlab.analysis.sessions import RECALLS, VARIANT, session_rows
 from ctxlab.analysis.tables import bootstrap_mean_ci, pareto_front
 from ctxlab.analysis.verdict import EXCLUDED, Verdict, decide
@@ -100,7 +102,8 @@ def recommend(front: pd.DataFrame, sessions: pd.DataFrame, *, exclude: Sequence[
         exclude: labels that are baselines, not choices.
         dataset: what the sessions are, for the verdict ("" for every dataset of the run).
     """
-    return decide(front, sessions, cost_column(front), exclude=exclude, dataset=dataset)
+    verdict = decide(front, sessions, cost_column(front), exclude=exclude, dataset=dataset)
+    return None if verdict is None else dataclasses.replace(verdict, evidence=evidence(verdict, front, exclude))
 
 
 def policies(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None = None,

@@ -115,6 +115,18 @@ def higher(a: Ratio, b: Ratio) -> bool:
     return difference(a, b).low > 0
 
 
+def contest(quality: Sequence[Ratio], cost: Sequence[float],
+            rejected: Sequence[float]) -> tuple[tuple[int, ...], int] | None:
+    """Who competes in `choose` (the candidates with a quality and a cost and the fewest rejected
+    calls) and the best of them by pooled quality; None when none has a quality and a cost."""
+    scored = [i for i, q in enumerate(quality) if not (np.isnan(q.mean) or np.isnan(cost[i]))]
+    if not scored:
+        return None
+    fewest = min(rejected[i] for i in scored)
+    pool = tuple(i for i in scored if rejected[i] == fewest)
+    return pool, min(pool, key=lambda i: (-quality[i].mean, cost[i], i))
+
+
 class Choice(NamedTuple):
     """What `choose` decided, as positions in its inputs: the one to run, the best quality, those
     tied with the best on quality (the best included), and those that competed."""
@@ -133,16 +145,14 @@ def choose(quality: Sequence[Ratio], cost: Sequence[float], rejected: Sequence[f
 
     Ties between equal numbers go to higher quality, then lower cost, then the earlier position.
     """
-    scored = [i for i, q in enumerate(quality) if not (np.isnan(q.mean) or np.isnan(cost[i]))]
-    if not scored:
+    found = contest(quality, cost, rejected)
+    if found is None:
         return None
-    fewest = min(rejected[i] for i in scored)
-    pool = tuple(i for i in scored if rejected[i] == fewest)
-    best = min(pool, key=lambda i: (-quality[i].mean, cost[i], i))
+    pool, best = found
     level = tuple(i for i in pool if i == best or tied(quality[i], quality[best]))
     run = min(level, key=lambda i: (cost[i], -quality[i].mean, i))
     return Choice(run, best, level, pool)
 
 
-__all__ = ["MAX_SESSIONS", "N_BOOT", "Choice", "Difference", "Ratio", "choose", "difference", "higher", "paired",
+__all__ = ["MAX_SESSIONS", "N_BOOT", "Choice", "Difference", "Ratio", "choose", "contest", "difference", "higher", "paired",
            "tied"]

@@ -4,7 +4,8 @@ A `Verdict` says, for one dataset (or a run's every dataset) at one window: whic
 the best by needed-context recall and the cheapest, each with the policies tied with it by ctxlab's
 one rule (`ctxlab.analysis.ties`), what they cost, how many calls a provider would reject, and
 whether anything needed compressing at all. `ctxlab recommend`, the demo, the report, the
-dashboard's Which-policy page and notebook 01 all print a `Verdict` built by `decide`.
+dashboard's Which-policy page and notebook 01 all print a `Verdict` built by `decide` (its
+evidence paragraph worded by `ctxlab.analysis.recommend.recommend`).
 
 Further findings travel with it as optional `Finding` slots, rendered only when present:
 ``stand_in_gap`` (how kind ctxlab's offline summary was next to the agent's own summaries on
@@ -87,10 +88,9 @@ class Verdict:
 def decide(front: pd.DataFrame, sessions: pd.DataFrame, cost: str, *, exclude: Sequence[str] = EXCLUDED,
            dataset: str = "") -> Verdict | None:
     """The verdict on `front` (`ctxlab.analysis.recommend.frontier` rows of one window) from the
-    `sessions` it pools; `cost` is the front's effective-cost column. None without a policy that
-    has a needed recall."""
-    from ctxlab.analysis.evidence import evidence
-
+    `sessions` it pools; `cost` is the front's effective-cost column; ``evidence`` left empty (the
+    caller words it: `ctxlab.analysis.recommend.recommend`). None without a policy that has a needed
+    recall."""
     candidates = front[~front["label"].isin(list(exclude))].reset_index(drop=True)
     if candidates.empty:
         return None
@@ -112,11 +112,10 @@ def decide(front: pd.DataFrame, sessions: pd.DataFrame, cost: str, *, exclude: S
 
     on_cost = [j for j in chosen.pool if j == cheapest or tied(spend[j], spend[cheapest])]
     first = candidates.iloc[chosen.pool[0]]
-    verdict = Verdict(dataset, int(first["window"]), int(candidates["sessions"].max()), int(first["calls"]), len(candidates),
-                      len(chosen.pool), float(candidates["rejected_rate"].iloc[chosen.pool[0]]), cost,
-                      float(front["peak_tokens"].max()), pick(chosen.best, chosen.level), pick(cheapest, on_cost),
-                      pick(chosen.run, chosen.level))
-    return dataclasses.replace(verdict, evidence=evidence(verdict, front, exclude))
+    return Verdict(dataset, int(first["window"]), int(candidates["sessions"].max()), int(first["calls"]),
+                   len(candidates), len(chosen.pool), float(candidates["rejected_rate"].iloc[chosen.pool[0]]), cost,
+                   float(front["peak_tokens"].max()), pick(chosen.best, chosen.level), pick(cheapest, on_cost),
+                   pick(chosen.run, chosen.level))
 
 
 def aligned(sessions: pd.DataFrame, variants: pd.DataFrame) -> list[pd.DataFrame]:

@@ -11,12 +11,12 @@ fewest), the best quality and every setting tied with it; of those, the cheapest
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
-from ctxlab.analysis.ties import Ratio, choose
+from ctxlab.analysis.ties import Ratio, choose, contest
 from ctxlab.tune.evidence import evidence
 from ctxlab.tune.measures import Evaluation, Goal, higher, ratio, tied
 
@@ -65,9 +65,8 @@ def pick(evaluations: Sequence[Evaluation], goal: Goal, default: int | None = No
         goal: the measures.
         default: the index of the agent's default setting, compared in the evidence.
     """
-    rejected = [e.measures[goal.rejected].mean if goal.rejected else 0.0 for e in evaluations]
     chosen = choose([_quality(e, goal) for e in evaluations],
-                    [e.measures[goal.cost].mean for e in evaluations], rejected)
+                    [e.measures[goal.cost].mean for e in evaluations], _rejected(evaluations, goal))
     if chosen is None:
         return None
     others = tuple(i for i in chosen.level if i != chosen.run)
@@ -79,10 +78,27 @@ def _quality(e: Evaluation, goal: Goal) -> Ratio:
     return ratio(e, goal.quality) if _scored(e, goal) else Ratio.of([np.nan], [1.0])
 
 
+def contenders(evaluations: Sequence[Evaluation], goal: Goal,
+               same: Callable[[Evaluation, Evaluation, str], bool] = tied) -> list[int]:
+    """The settings the pick chooses among (`ctxlab.analysis.ties.contest`: those with the fewest
+    rejected calls): the best quality (first) and every one `same` as it on quality (the paired tie
+    by default, as `pick`; `ctxlab.tune.halving` passes a wider test); empty without a scored setting."""
+    means = [Ratio.of([e.measures[goal.quality].mean]) for e in evaluations]  # contest reads means only
+    found = contest(means, [e.measures[goal.cost].mean for e in evaluations], _rejected(evaluations, goal))
+    if found is None:
+        return []
+    pool, best = found
+    return [best, *(i for i in pool if i != best and same(evaluations[i], evaluations[best], goal.quality))]
+
+
+def _rejected(evaluations: Sequence[Evaluation], goal: Goal) -> list[float]:
+    return [e.measures[goal.rejected].mean if goal.rejected else 0.0 for e in evaluations]
+
+
 def _scored(e: Evaluation, goal: Goal) -> bool:
     """Whether a setting has a quality and a cost to compare (a session set without any needed
     string has no quality)."""
     return not (np.isnan(e.measures[goal.quality].mean) or np.isnan(e.measures[goal.cost].mean))
 
 
-__all__ = ["FrontPoint", "Pick", "dominates", "front", "pick"]
+__all__ = ["FrontPoint", "Pick", "contenders", "dominates", "front", "pick"]
