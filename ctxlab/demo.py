@@ -1,7 +1,7 @@
 """What `ctxlab demo` ends with: a decision a newcomer can act on, read from the stored results.
 
 Per dataset and window of a per-turn run, `verdicts` gives the verdict `ctxlab recommend`, the
-report and the dashboard give on the same rows (`ctxlab.analysis.recommend.verdicts`): the best
+report and the dashboard give on the same rows (`ctxlab.analysis.verdicts.stored`): the best
 policy by needed-context recall and the cheapest (effective cost = dollars with prompt caching plus
 refetch of what was lost), each with those tied with it by the one rule (zero inside the paired 95%
 interval over sessions of the difference, `ctxlab.analysis.ties`), and the one to run, or that
@@ -28,18 +28,14 @@ TUNE_SOURCE, TUNE_POLICY, TUNE_WINDOW, TUNE_SESSIONS = "sample:agent_sessions", 
 
 
 def verdicts(db: str, run_id: str, *, reference: str, price_model: str | None) -> list[Verdict]:
-    """Per dataset and window of the per-turn run `run_id` in `db`, its verdict."""
+    """Per dataset and window of the per-turn run `run_id` in `db`, its verdict, as the report gives
+    it (`ctxlab.analysis.verdicts.stored`: the stand-in gap included)."""
     from ctxlab import store
-    from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import verdicts as decide
-    from ctxlab.cost import input_price
+    from ctxlab.analysis.verdicts import stored
 
     with store.reading(db) as con:
-        results = frames.results(con, run_id, mode="per-turn")
-        costs = store.session_costs(con, run_id) if price_model else None
-    if costs is not None:
-        costs = costs[costs["price_model"] == price_model]
-    return decide(results, reference, costs, input_price(price_model) if price_model else None)
+        found = stored(con, run_id, reference, price_model=price_model)
+    return found.verdicts if found is not None else []
 
 
 class TuneExample(NamedTuple):

@@ -76,12 +76,11 @@ STRATEGY_COMPARISON = [
        "95% interval over sessions of their difference (ctxlab's one rule, the same in `ctxlab recommend`, `ctxlab "
        "tune`, the demo, the report and the dashboard); the policy to run is the cheapest of those tied with the best. "
        "Regex fact recall (ctxlab's own extractors) is a secondary column. Definitions and caveats: docs/quality.md."),
-    code('''from ctxlab.analysis.verdicts import run_policies
+    code('''from ctxlab.analysis.verdicts import stored
 from ctxlab.analysis.wording import heading, lines
 
-with store.reading(frames.locate_db(db)) as con:
-    costs = store.session_costs(con, run_id, dataset=dataset)
-policies = run_policies(results, costs)  # dollars under the run's first price model, as the report
+with store.reading(frames.locate_db(db)) as con:  # dollars under the run's first price model, as the report
+    policies = stored(con, run_id, dataset=dataset)
 if policies is None:
     print("No per-turn units in this run: `ctxlab recommend SOURCE --window N` replays sessions call by call.")
 columns = ["label", "counter", "needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",

@@ -104,6 +104,33 @@ def test_a_verdicts_findings_render_only_when_present():
     assert "on 2 &lt;i&gt;" in full and full.count("<details>") == plain.count("<details>") + 1  # detail collapsed
 
 
+def test_a_much_kinder_stand_in_warns_beside_the_verdict_naming_the_summarizing_policies():
+    import pandas as pd
+
+    from ctxlab.analysis.recommend import Policies
+    from ctxlab.analysis.standin import StandinGap
+    from ctxlab.analysis.verdict import Choice, Verdict
+    from ctxlab.analysis.verdicts import with_standin
+    from ctxlab.analysis.wording import lines
+    from ctxlab.report.verdicts import card
+
+    pick = Choice("claude_code", "claude_code", "o200k_base", 0.9, 0.85, 0.95, 1.0, ())
+    v = Verdict("d", 8000, 3, 30, 2, 2, 0.0, "effective_tokens", 9000.0, pick, pick, pick, "why")
+    front = pd.DataFrame({"label": ["claude_code", "sliding_window", "claude_code"]})
+    kind = StandinGap("test", 3, 0.8, 0.2, 0.6, 0.5, 0.7, 900.0, 1000.0)
+    found = with_standin(Policies(front, pd.DataFrame(), v), kind).verdict
+    assert found is not None and found.stand_in_gap is not None and found.stand_in_gap.warn
+    assert found.stand_in_gap.detail == ("Needed recall of the summarizing policies (claude_code) is overstated by "
+                                         "about 60 points; the policy to run is one of them: check with a real model "
+                                         "(docs/quality.md).")
+    assert ("stand-in gap", f"summaries written offline: {kind.line()}") in [tuple(line) for line in lines(found)]
+    assert f'<p class="warn">{html.escape(found.stand_in_gap.detail)}</p>' in card(found)  # shown, not collapsed
+    mild = with_standin(Policies(front, pd.DataFrame(), v), kind._replace(standin_recall=0.25, gap=0.05)).verdict
+    assert mild is not None and mild.stand_in_gap is not None
+    assert not mild.stand_in_gap.warn and mild.stand_in_gap.detail == ""  # within the tolerance: the line alone
+    assert with_standin(Policies(front, pd.DataFrame(), v), None).verdict is v
+
+
 def test_the_headline_grades_by_needed_recall(report: str):
     headline = report.split(">Headline</h3>")[1].split("<h3>")[0]
     per_turn = headline.split("mode per-turn")[1]
@@ -156,7 +183,7 @@ def test_report_names_the_cheapest_policy_per_dataset_under_each_price_model(rep
     for row in rows.itertuples():
         assert f"<td class=\"l\">{row.price_model}</td><td class=\"l\">{row.label}</td>" in section, row
     # Without a grading in the store, the stand-in's kindness measured on the shared logs (shipped).
-    assert "Summaries written offline (the stand-in): 2 recorded compactions (the shared real logs, shipped)" in \
+    assert "stand-in gap: summaries written offline: 2 recorded compactions (the shared real logs, shipped)" in \
         report.split("5. Which policy")[1]
     assert report.count('<img class="fig"') >= 12
     for fate in ("kept", "dropped"):

@@ -28,10 +28,13 @@ EXCLUDED = ("noop",)  # the policy that never compresses: the baseline, not a ch
 
 
 class Finding(NamedTuple):
-    """A finding beside the verdict: a one-line ``headline`` and an optional longer ``detail``."""
+    """A finding beside the verdict: a one-line ``headline``, an optional longer ``detail``, and
+    ``warn`` when it says the verdict's numbers may mislead (faces show its detail as a warning,
+    not collapsed)."""
 
     headline: str
     detail: str = ""
+    warn: bool = False
 
 
 class Choice(NamedTuple):

@@ -94,18 +94,17 @@ def _tune(db: str, sessions: int, price_model: str) -> Any:
 
 
 def print_verdicts(db: str, run_id: str, price_model: str) -> None:
-    """Per dataset and window: what to run, the best by recall and the cheapest (`ctxlab.demo`)."""
-    from ctxlab.analysis.wording import RULE, heading, lines
+    """Per dataset and window: what to run, the best by recall and the cheapest (`ctxlab.demo`), in
+    the lines `ctxlab recommend`, the report and the dashboard print."""
+    from ctxlab.analysis.wording import RULE
+    from ctxlab.cli.fronts import print_verdict
     from ctxlab.demo import verdicts
 
-    out = console()
-    out.print(f"\n[bold]Verdict[/bold] for the bundled sessions, replayed turn by turn. Needed recall: the share of what "
-              "the agent's next action used that was still sent [95% CI over sessions]. Cost: $ per session with prompt "
-              f"caching ({price_model}) + refetching what was lost. {RULE}", highlight=False)
+    console().print(f"\n[bold]Verdict[/bold] for the bundled sessions, replayed turn by turn. Needed recall: the share "
+                    "of what the agent's next action used that was still sent [95% CI over sessions]. Cost: $ per "
+                    f"session with prompt caching ({price_model}) + refetching what was lost. {RULE}", highlight=False)
     for v in verdicts(db, run_id, reference=REFERENCE, price_model=price_model):
-        out.print(f"\n[bold]{heading(v)}[/bold]", highlight=False)
-        for line in lines(v):
-            out.print(f"  {line.key + ':':<13}{line.text}", markup=False, highlight=False)
+        print_verdict(v, evidence=False)
 
 
 def print_example(example: Any) -> None:

@@ -12,6 +12,7 @@ FRONT_HEADERS = {"label": "policy", "counter": "counter", "needed_recall": "need
                  "instruction_survival": "instructions", "tokens_sent": "tokens sent / session",
                  "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned",
                  "overflow_rate": "over window", "front": "front"}
+KEY_WIDTH = len("stand-in gap:")  # the longest key of a verdict's lines, so their texts line up
 PERCENTS = ("needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",
             "instruction_survival", "fact_recall", "orphan_rate", "overflow_rate")
 
@@ -25,15 +26,21 @@ def percents(front: Any) -> Any:
                                   for c in PERCENTS if c in front})
 
 
-def print_verdict(verdict: Any) -> None:
-    """The verdict's lines (`ctxlab.analysis.wording`, as every face prints them), then its evidence."""
+def print_verdict(verdict: Any, *, evidence: bool = True) -> None:
+    """The verdict's lines (`ctxlab.analysis.wording`, as every face prints them), the detail of its
+    findings (a warning in yellow), then its evidence and the rule for a tie (unless `evidence` is
+    False: the demo states the rule once above its verdicts)."""
     from ctxlab.analysis.wording import RULE, heading, lines
 
     out = console()
     out.print(f"\n[bold]{heading(verdict)}[/bold]", highlight=False)
     for line in lines(verdict):
-        out.print(f"  {line.key + ':':<13}{line.text}", markup=False, highlight=False)
-    out.print(f"\n{verdict.evidence} {RULE}", markup=False, highlight=False)
+        out.print(f"  {line.key + ':':<{KEY_WIDTH}} {line.text}", markup=False, highlight=False)
+    for _, finding in verdict.findings():
+        if finding.detail:
+            out.print(f"  {finding.detail}", style="yellow" if finding.warn else "dim", markup=False, highlight=False)
+    if evidence:
+        out.print(f"\n{verdict.evidence} {RULE}", markup=False, highlight=False)
 
 
 __all__ = ["FRONT_HEADERS", "PERCENTS", "percents", "print_verdict"]

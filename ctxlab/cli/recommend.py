@@ -50,8 +50,8 @@ def recommend(
     from ctxlab.analysis import frames
     from ctxlab.analysis.recommend import policies
     from ctxlab.analysis.standin_shipped import logs_gap, logs_rows
+    from ctxlab.analysis.verdicts import with_standin
     from ctxlab.bench import deterministic_strategies
-    from ctxlab.cli.compaction_grades import print_standin
     from ctxlab.cost import input_price
     from ctxlab.store.compaction_grades import save_compaction_grades
 
@@ -83,12 +83,11 @@ def recommend(
     if found.verdict is None:
         out.print("[yellow]no policy produced results to compare[/yellow]")
         return
-    print_verdict(found.verdict)
     graded = logs_rows(load_sources(sources, True, Skips(), limit))
     if graded:  # the report and the Which policy page read it from the store
         with store.writing(summary.db) as con:
             save_compaction_grades(con, graded, "o200k_base")
-    print_standin(logs_gap(graded), list(front["label"]), found.verdict.run.label)
+    print_verdict(with_standin(found, logs_gap(graded)).verdict)
     out.print(f"run {summary.run_id} in {summary.db}: `ctxlab dashboard --db {summary.db}` shows the front")
 
 

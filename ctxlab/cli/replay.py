@@ -70,24 +70,23 @@ def print_estimators(db: str, run_id: str, reference: str = "o200k_base") -> Non
 
 
 def print_policies(db: str, run_id: str, reference: str = "o200k_base") -> None:
-    """Per dataset and window of a per-turn run, the policies by needed-context recall and the verdict."""
+    """Per dataset and window of a per-turn run, the policies by needed-context recall (`ctxlab demo
+    --tables`; the demo prints their verdicts once, at its end, from the same rows)."""
     from ctxlab import store
-    from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import policies
-    from ctxlab.cli.fronts import FRONT_HEADERS, percents, print_verdict
+    from ctxlab.analysis.verdicts import stored
+    from ctxlab.cli.fronts import FRONT_HEADERS, percents
 
     with store.reading(db) as con:
-        results = frames.results(con, run_id, mode="per-turn")
+        found = stored(con, run_id, reference)
     shown = ("label", "counter", "needed_recall", "ci", "in_context_recall", "instruction_survival", "tokens_sent",
              "effective_tokens", "fact_recall", "overflow_rate")
-    for (dataset, window), rows in results.groupby(["dataset", "window"], observed=True, sort=True):
-        found = policies(rows, reference, dataset=str(dataset))
-        front = found.front.sort_values("needed_recall", ascending=False, ignore_index=True)
-        console().print(df_table(percents(front), f"Which policy for {dataset} at a {int(window):,}-token window, "
+    for policies in found.windows if found is not None else []:
+        front = policies.front.sort_values("needed_recall", ascending=False, ignore_index=True)
+        where = f"{policies.verdict.dataset} " if policies.verdict is not None else ""
+        window = int(front["window"].iloc[0])
+        console().print(df_table(percents(front), f"Which policy for {where}at a {window:,}-token window, "
                                                   "turn by turn (needed recall first; regex fact recall for "
                                                   "comparison)", {k: FRONT_HEADERS[k] for k in shown}))
-        if found.verdict is not None:
-            print_verdict(found.verdict)
 
 
 def print_costs(db: str, run_id: str) -> None:

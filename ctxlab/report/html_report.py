@@ -153,7 +153,7 @@ def _run_section(run: RunData, seen_estimators: dict[str, str], records: dict,
     out += _estimators(run, seen_estimators, name)
     out += _summaries(run, main, mode)
     out += _tuning(main, mode)
-    out += policies_section(policies, standin=run.standin)
+    out += policies_section(policies)
     out += costs_section(run.session_costs, run.unit_costs)
     out += _skips(run)
     out += examples_section(run, records)

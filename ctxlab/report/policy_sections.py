@@ -9,26 +9,26 @@ import pandas as pd
 from ctxlab.analysis import costs as C
 from ctxlab.analysis import plots as P
 from ctxlab.analysis.recommend import Policies
-from ctxlab.analysis.standin import StandinGap
 from ctxlab.analysis.verdicts import RunPolicies
 from ctxlab.analysis.wording import RULE, lines
 from ctxlab.report import htmlkit as H
-from ctxlab.report.verdicts import HOW
+from ctxlab.report.verdicts import HOW, details
 
 FRONT = {"label": "policy", "counter": "counter", "needed_recall": "needed recall", "needed_low": "low",
          "needed_high": "high", "in_context_recall": "in context", "non_regex_recall": "non-regex",
          "instruction_survival": "instructions kept", "tokens_sent": "tokens sent / session",
          "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned calls",
          "overflow_rate": "calls over window", "rejected_rate": "rejected calls", "effective_usd": "$ / session + refetch"}
+OTHER_LINES = ("best recall", "cheapest")  # in the table below each window's verdict
 FRONT_KINDS = {"tokens_sent": "int", "effective_tokens": "int", "effective_usd": "float",
                **{c: "pct" for c in ("needed_recall", "needed_low", "needed_high", "in_context_recall",
                                      "non_regex_recall", "instruction_survival", "fact_recall", "orphan_rate",
                                      "overflow_rate", "rejected_rate")}}
 
 
-def policies_section(found: RunPolicies | None, standin: StandinGap | None = None) -> list[str]:
-    """5. Per dataset and window of a per-turn run: the front and the verdict (`ctxlab recommend`), with
-    how kind the offline stand-in of summaries was on recorded compactions (`standin`)."""
+def policies_section(found: RunPolicies | None) -> list[str]:
+    """5. Per dataset and window of a per-turn run: the front and the verdict (`ctxlab recommend`):
+    what to run, the findings it carries (the stand-in gap) and its evidence."""
     out = ["<h3>5. Which policy</h3>"]
     if found is None:
         return [*out, H.para(f"No per-turn results: {HOW}", "muted")]
@@ -40,9 +40,6 @@ def policies_section(found: RunPolicies | None, standin: StandinGap | None = Non
                       f"{found.reference}; + refetch: plus the tokens of the smallest earlier message holding each "
                       "lost string. Regex fact recall is ctxlab's own extractors, kept for comparison. Orphaned, "
                       f"over-window or failed calls are requests a provider rejects. {RULE}"))
-    if standin is not None:
-        out.append(H.para(f"Summaries written offline (the stand-in): {standin.line()}.",
-                          "warn" if standin.kinder else "note"))
     for policies in found.windows:
         out += _window(policies, found.model)
     return out
@@ -55,7 +52,9 @@ def _window(policies: Policies, model: str | None) -> list[str]:
     dataset = f"{v.dataset}, " if v is not None and v.dataset else ""
     out = [f"<h4>{H.esc(dataset)}window {window:,} tokens</h4>"]
     if v is not None:
-        out.append(H.para(" ".join(f"{line.key}: {line.text}." for line in lines(v)[:1]) + " " + v.evidence, "note"))
+        shown = [line for line in lines(v) if line.key not in OTHER_LINES]  # what to run and the findings
+        out.append(H.para(" ".join(f"{line.key}: {line.text}." for line in shown) + " " + v.evidence, "note"))
+        out += details(v)
     if v is None or v.needs_compression:
         x, label = (("effective_usd", f"$ per session with prompt caching + refetch ({model})") if model
                     else ("effective_tokens", "tokens sent + refetch per session"))

@@ -2,8 +2,8 @@
 (`ctxlab.analysis.verdict.Verdict`, in the words every face uses: `ctxlab.analysis.wording`).
 
 A verdict's optional findings (the stand-in gap, the headroom) are rendered by the same loop as
-its other lines, and their detail, when they have one, collapsed below: a new finding needs no
-change here.
+its other lines, and their detail, when they have one, below (collapsed, or shown as a warning):
+a new finding needs no change here.
 """
 
 from __future__ import annotations
@@ -42,10 +42,16 @@ def card(v: Verdict) -> str:
     where = f"{v.dataset}, " if v.dataset else ""
     rows = "".join(f'<tr class="{H.esc(line.key.replace(" ", "-"))}"><th class="l">{H.esc(line.key)}</th>'
                    f'<td class="l">{H.esc(line.text)}</td></tr>' for line in lines(v))
-    more = "".join(H.details(title, H.para(f.detail)) for title, f in v.findings() if f.detail)
+    more = "".join(details(v))
     return (f'<div class="verdict"><h4>{H.esc(where)}{v.window:,}-token window</h4>'
             + H.para(f"{v.sessions} sessions, {v.calls:,} calls; {competing(v)}.", "muted")
             + f"<table>{rows}</table>" + H.details("Why: the evidence", H.para(v.evidence)) + more + "</div>")
+
+
+def details(v: Verdict) -> list[str]:
+    """The details of a verdict's findings: a warning shown as one, the rest collapsed."""
+    return [H.para(f.detail, "warn") if f.warn else H.details(title, H.para(f.detail))
+            for title, f in v.findings() if f.detail]
 
 
 def named(run: Any) -> tuple[str, str]:
@@ -53,4 +59,4 @@ def named(run: Any) -> tuple[str, str]:
     return str(run.info["run_id"]), str(run.info.get("name") or run.info["run_id"])
 
 
-__all__ = ["HOW", "card", "named", "verdict_section"]
+__all__ = ["HOW", "card", "details", "named", "verdict_section"]

@@ -5,6 +5,7 @@ recall against effective cost, and the verdict `ctxlab recommend`, the demo and 
 import streamlit as st
 
 from ctxlab.analysis import plots as P
+from ctxlab.analysis.verdicts import with_standin
 from ctxlab.analysis.wording import RULE, heading, lines
 from dashboard import data, ui
 
@@ -24,19 +25,19 @@ models = sorted(data.session_costs(db, run_id, dataset)["price_model"].unique())
 axis = st.radio("Cost axis", ["tokens sent + refetch", *(f"$ with {m}" for m in models)], horizontal=True,
                 key="policy_axis")
 price_model = models[[f"$ with {m}" for m in models].index(axis)] if axis.startswith("$") else None
-found = data.policies(db, run_id, dataset, reference, window, price_model)
+# the stand-in gap rides in the verdict, as on every face (ctxlab.analysis.verdicts.with_standin)
+found = with_standin(data.policies(db, run_id, dataset, reference, window, price_model), data.standin_gap(db))
 front, verdict = found.front, found.verdict
 if verdict is not None:
     st.success(f"**{ui.md(heading(verdict))}**\n\n" + "\n".join(f"- **{ui.md(line.key)}**: {ui.md(line.text)}"
                                                                   for line in lines(verdict)))
     for title, finding in verdict.findings():
-        if finding.detail:
+        if finding.detail and finding.warn:
+            st.warning(ui.md(finding.detail))
+        elif finding.detail:
             with st.expander(title):
                 st.write(ui.md(finding.detail))
     st.caption(f"{ui.md(verdict.evidence)} {ui.md(RULE)}")
-standin = data.standin_gap(db)
-if standin is not None:  # every summary here was written offline: how kind that stand-in was
-    (st.warning if standin.kinder else st.caption)(f"Summaries written offline (the stand-in): {ui.md(standin.line())}")
 x, xlabel = ("effective_usd", f"$ per session with prompt caching + refetch ({price_model})") if price_model else \
     ("effective_tokens", "tokens sent + refetch per session")
 png = ui.show(P.policy_front(front, x=x, xlabel=xlabel, chosen=verdict.run.label if verdict else None))

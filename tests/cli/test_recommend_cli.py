@@ -36,7 +36,7 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
     assert noop["needed_recall"] == 1.0 and noop["overflow_rate"] > 0  # it keeps everything and overflows
     # No compaction in the bundled sessions: the verdict carries the one measured on the shared logs.
     text = " ".join(result.output.split())
-    assert "Summaries written offline (the stand-in): 2 recorded compactions (the shared real logs, shipped)" in text
+    assert "stand-in gap: summaries written offline: 2 recorded compactions (the shared real logs, shipped)" in text
 
 
 def test_recommend_on_logs_with_compactions_carries_their_own_figure(tmp_path):
@@ -49,7 +49,8 @@ def test_recommend_on_logs_with_compactions_carries_their_own_figure(tmp_path):
                                 env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    assert "1 recorded compaction (your logs): stand-in 24%, agents' own summaries 36%" in text
+    assert "stand-in gap: summaries written offline: 1 recorded compaction (your logs): stand-in 24%, agents' own " \
+        "summaries 36%" in text
     with store.reading(db) as con:
         from ctxlab.store.compaction_grades import compaction_grades
         assert list(compaction_grades(con)["candidate"]) == ["agent", "claude_code"]
