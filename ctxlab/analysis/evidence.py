@@ -33,7 +33,7 @@ def evidence(v: Verdict, front: pd.DataFrame, exclude: Sequence[str]) -> str:
     elif others:
         text.append(f" It ties with {listed} ({TIE_RULE}) and is the cheapest of the tied by {_cost_name(v.cost)}.")
     if v.rejected > 0:
-        text.append(f" Every policy had calls a provider would reject; this one the fewest ({pct(v.rejected)} of calls).")
+        text.append(_rejected(v, row))
     text += _others(v, front, exclude)
     text.append(f" Its regex fact recall (ctxlab's own extractors) is {pct(row['fact_recall'])}.")
     baseline = front[front["label"].isin(list(exclude))]
@@ -58,14 +58,16 @@ def _others(v: Verdict, front: pd.DataFrame, exclude: Sequence[str]) -> list[str
     from ctxlab.analysis.verdict import names
 
     named = pd.Series(names(front), index=front.index)
-    rest = _by_label(front[~front["label"].isin([*exclude, v.run.label]) & front["needed_recall"].notna()
-                           & ~named.isin(level)])
-    cheaper = rest[(rest[v.cost] < v.run.cost) & (rest["rejected_rate"] <= v.rejected)]  # a rejected one is no choice
+    rows = front.assign(competed=named.isin(v.competitors))
+    rest = _by_label(rows[~rows["label"].isin([*exclude, v.run.label]) & rows["needed_recall"].notna()
+                          & ~named.isin(level)])
+    competed = rest["competed"].astype(bool)
+    cheaper = rest[(rest[v.cost] < v.run.cost) & competed]  # one that did not compete is no choice
     if len(cheaper):
         c = cheaper.sort_values("needed_recall", ascending=False).iloc[0]
         out.append(f" The best cheaper policy, {c['label']}, costs {_share(c[v.cost], v.run.cost)} of that and keeps "
                    f"{pct(c['needed_recall'])}.")
-    richer = rest[(rest["needed_recall"] > v.run.recall) & (rest["rejected_rate"] > v.rejected)]
+    richer = rest[(rest["needed_recall"] > v.run.recall) & ~competed]
     named = [f"{r['label']} ({pct(r['needed_recall'])}; {rejections(r)})" for _, r in richer.head(LISTED).iterrows()]
     more = f"; {len(richer) - LISTED} more in the table" if len(richer) > LISTED else ""
     if len(richer) == 1:
@@ -74,6 +76,14 @@ def _others(v: Verdict, front: pd.DataFrame, exclude: Sequence[str]) -> list[str
         out.append(f" {len(richer)} policies keep more but a provider would reject some of their calls: "
                    f"{', '.join(named)}{more}.")
     return out
+
+
+def _rejected(v: Verdict, row: pd.Series) -> str:
+    """Every policy had rejected calls: the fewest share, and this one's when it only ties with it."""
+    if row["rejected_rate"] <= v.rejected:
+        return f" Every policy had calls a provider would reject; this one the fewest ({pct(v.rejected)} of calls)."
+    return (f" Every policy had calls a provider would reject; the fewest {pct(v.rejected)} of calls, and this "
+            f"one's {pct(row['rejected_rate'])} ties with that ({TIE_RULE}).")
 
 
 def _claim(row: pd.Series, run: Choice, cost: str) -> str:

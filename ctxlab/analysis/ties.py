@@ -19,7 +19,7 @@ difference; above `MAX_SESSIONS` a normal approximation of the per-session diffe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -115,16 +115,25 @@ def higher(a: Ratio, b: Ratio) -> bool:
     return difference(a, b).low > 0
 
 
-def contest(quality: Sequence[Ratio], cost: Sequence[float],
-            rejected: Sequence[float]) -> tuple[tuple[int, ...], int] | None:
-    """Who competes in `choose` (the candidates with a quality and a cost and the fewest rejected
-    calls) and the best of them by pooled quality; None when none has a quality and a cost."""
-    scored = [i for i, q in enumerate(quality) if not (np.isnan(q.mean) or np.isnan(cost[i]))]
+def contest(quality: Sequence[float], cost: Sequence[float], rejected: Sequence[float],
+            same: Callable[[int, int], bool]) -> tuple[tuple[int, ...], int] | None:
+    """Who competes in `choose` and the best of them by pooled `quality`; None when no candidate
+    has a quality and a cost.
+
+    Of the candidates with both, those with no rejected call (`rejected`: their share) compete when
+    there are any: a rejected call is a request a provider answers with an error. Otherwise the one
+    with the fewest competes with every candidate `same` as it on rejected calls (positions; a tie
+    by the one rule in `choose`), so a call or two of noise does not outweigh the rest.
+    """
+    scored = [i for i, q in enumerate(quality) if not (np.isnan(q) or np.isnan(cost[i]))]
     if not scored:
         return None
-    fewest = min(rejected[i] for i in scored)
-    pool = tuple(i for i in scored if rejected[i] == fewest)
-    return pool, min(pool, key=lambda i: (-quality[i].mean, cost[i], i))
+    fewest = min(scored, key=lambda i: (rejected[i], i))
+    if rejected[fewest] == 0:
+        pool = tuple(i for i in scored if rejected[i] == 0)
+    else:
+        pool = tuple(i for i in scored if i == fewest or same(i, fewest))
+    return pool, min(pool, key=lambda i: (-quality[i], cost[i], i))
 
 
 class Choice(NamedTuple):
@@ -137,15 +146,17 @@ class Choice(NamedTuple):
     pool: tuple[int, ...]
 
 
-def choose(quality: Sequence[Ratio], cost: Sequence[float], rejected: Sequence[float]) -> Choice | None:
-    """The one to run: among the candidates with the fewest rejected calls (`rejected`: their
-    share; none, when some candidate has none), the best pooled quality and every candidate tied
-    with it (`tied`); of those, the cheapest (lowest `cost`). Candidates without a quality or a
-    cost are left out; None when none is left.
+def choose(quality: Sequence[Ratio], cost: Sequence[float], rejected: Sequence[Ratio]) -> Choice | None:
+    """The one to run: among the candidates that compete (`contest`: none rejected, when some
+    candidate has no rejected call, else those tied with the fewest on the share of calls rejected,
+    `rejected`), the best pooled quality and every candidate tied with it (`tied`); of those, the
+    cheapest (lowest `cost`). Candidates without a quality or a cost are left out; None when none
+    is left.
 
     Ties between equal numbers go to higher quality, then lower cost, then the earlier position.
     """
-    found = contest(quality, cost, rejected)
+    found = contest([q.mean for q in quality], cost, [r.mean for r in rejected],
+                    lambda i, j: tied(rejected[i], rejected[j]))
     if found is None:
         return None
     pool, best = found

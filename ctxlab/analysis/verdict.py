@@ -56,8 +56,9 @@ class Choice(NamedTuple):
 class Verdict:
     """One dataset at one window: what to run, the best, the cheapest, and why (``evidence``).
 
-    ``competing`` of ``policies`` had the fewest rejected calls (``rejected``: their share, 0 when
-    some policy has none); ``cost`` is the measure costs are in (``effective_usd`` or
+    ``competing`` of ``policies`` competed (``competitors``: their names): those with no rejected
+    call, or when every policy has some, those tied with the fewest (``rejected``: the fewest share,
+    0 when some policy has none); ``cost`` is the measure costs are in (``effective_usd`` or
     ``effective_tokens``); ``peak_tokens`` is the largest call without compression.
     """
 
@@ -76,6 +77,7 @@ class Verdict:
     evidence: str = ""
     stand_in_gap: Finding | None = None  # issue 28: ctxlab's offline summary against recorded agent summaries
     headroom: Finding | None = None  # issue 29: the most any policy could keep, in hindsight
+    competitors: tuple[str, ...] = ()
 
     @property
     def needs_compression(self) -> bool:
@@ -100,7 +102,7 @@ def decide(front: pd.DataFrame, sessions: pd.DataFrame, cost: str, *, exclude: S
     samples = aligned(sessions, candidates)
     quality = [Ratio.of(s["needed_kept"], s["needed_total"]) for s in samples]
     costs = candidates[cost].astype(float).tolist()
-    chosen = choose(quality, costs, candidates["rejected_rate"].tolist())
+    chosen = choose(quality, costs, [Ratio.of(s["rejected"], s["calls"]) for s in samples])
     if chosen is None:
         return None
     cheapest = min(chosen.pool, key=lambda i: (costs[i], -quality[i].mean, i))
@@ -116,9 +118,9 @@ def decide(front: pd.DataFrame, sessions: pd.DataFrame, cost: str, *, exclude: S
     on_cost = [j for j in chosen.pool if j == cheapest or tied(spend[j], spend[cheapest])]
     first = candidates.iloc[chosen.pool[0]]
     return Verdict(dataset, int(first["window"]), int(candidates["sessions"].max()), int(first["calls"]),
-                   len(candidates), len(chosen.pool), float(candidates["rejected_rate"].iloc[chosen.pool[0]]), cost,
-                   float(front["peak_tokens"].max()), pick(chosen.best, chosen.level), pick(cheapest, on_cost),
-                   pick(chosen.run, chosen.level))
+                   len(candidates), len(chosen.pool), float(candidates["rejected_rate"].iloc[list(chosen.pool)].min()),
+                   cost, float(front["peak_tokens"].max()), pick(chosen.best, chosen.level), pick(cheapest, on_cost),
+                   pick(chosen.run, chosen.level), competitors=tuple(named[i] for i in chosen.pool))
 
 
 def aligned(sessions: pd.DataFrame, variants: pd.DataFrame) -> list[pd.DataFrame]:

@@ -29,12 +29,13 @@ def heading(v: Verdict) -> str:
 
 
 def competing(v: Verdict) -> str:
-    """Which policies competed: those no provider would reject a call of, or the fewest rejected."""
+    """Which policies competed: those no provider would reject a call of, or those tied with the
+    fewest rejected."""
     if v.rejected == 0:
         return (f"{v.competing} of {v.policies} policies never send a call a provider would reject"
                 + (" (an orphaned tool pair, a prompt over the window, a failed compression); only those compete"
                    if v.competing < v.policies else ""))
-    return (f"every policy sends calls a provider would reject; the {v.competing} with the fewest "
+    return (f"every policy sends calls a provider would reject; the {v.competing} tied with the fewest "
             f"({pct(v.rejected)} of calls) compete")
 
 

@@ -28,10 +28,19 @@ def evidence(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, tied: S
         parts.append(f"Tied with {lead} (zero inside the interval of the difference in quality): {named}{more}; "
                      "this is the cheapest of the tied.")
     if goal.rejected is not None and e.measures[goal.rejected].mean > 0:
-        parts.append("Every setting had rejected calls; this one the fewest "
-                     f"({number(e.measures[goal.rejected].mean, goal.rejected)}).")
+        parts.append(_rejected(evaluations, goal.rejected, chosen))
     parts.append(_versus_default(evaluations, goal, chosen, default))
     return " ".join(p for p in parts if p)
+
+
+def _rejected(evaluations: Sequence[Evaluation], measure: str, chosen: int) -> str:
+    """Every setting had rejected calls: the fewest share, and the pick's when it only ties with it."""
+    fewest = min(m for e in evaluations if (m := e.measures[measure].mean) == m)  # NaN: not measured
+    mine = evaluations[chosen].measures[measure].mean
+    if mine <= fewest:
+        return f"Every setting had rejected calls; this one the fewest ({number(mine, measure)})."
+    return (f"Every setting had rejected calls; the fewest {number(fewest, measure)}, and this one's "
+            f"{number(mine, measure)} ties with that (zero inside the interval of the difference).")
 
 
 def _default_mark(row: int, default: int | None) -> str:

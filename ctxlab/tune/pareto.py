@@ -5,8 +5,9 @@ a measure by ctxlab's one rule (`ctxlab.analysis.ties`): zero inside the paired 
 sessions of their difference. A setting is dominated when another is no worse on quality and cost
 (tied or better) and clearly better on one; the front is every setting nothing dominates (a
 setting without a quality or a cost is left out). The pick is `ctxlab.analysis.ties.choose`, the
-function `ctxlab recommend` picks with: among settings with no rejected call (or, if none, the
-fewest), the best quality and every setting tied with it; of those, the cheapest.
+function `ctxlab recommend` picks with: among settings with no rejected call (or, if every setting
+has some, those tied with the fewest), the best quality and every setting tied with it; of those,
+the cheapest.
 """
 
 from __future__ import annotations
@@ -65,34 +66,37 @@ def pick(evaluations: Sequence[Evaluation], goal: Goal, default: int | None = No
         goal: the measures.
         default: the index of the agent's default setting, compared in the evidence.
     """
-    chosen = choose([_quality(e, goal) for e in evaluations],
-                    [e.measures[goal.cost].mean for e in evaluations], _rejected(evaluations, goal))
+    chosen = choose([_ratio(e, goal, goal.quality) for e in evaluations],
+                    [e.measures[goal.cost].mean for e in evaluations],
+                    [_ratio(e, goal, goal.rejected) for e in evaluations])
     if chosen is None:
         return None
     others = tuple(i for i in chosen.level if i != chosen.run)
     return Pick(chosen.run, others, evidence(evaluations, goal, chosen.run, others, chosen.best, default))
 
 
-def _quality(e: Evaluation, goal: Goal) -> Ratio:
-    """The quality samples; a setting without a quality (no needed string) reads as NaN."""
-    return ratio(e, goal.quality) if _scored(e, goal) else Ratio.of([np.nan], [1.0])
+def _ratio(e: Evaluation, goal: Goal, measure: str | None) -> Ratio:
+    """A measure's per-session samples; a setting without a quality (no needed string) reads as NaN,
+    and every setting as no rejected call when the goal counts none."""
+    if measure is None:
+        return Ratio.of([0.0])
+    return ratio(e, measure) if _scored(e, goal) else Ratio.of([np.nan], [1.0])
 
 
 def contenders(evaluations: Sequence[Evaluation], goal: Goal,
                same: Callable[[Evaluation, Evaluation, str], bool] = tied) -> list[int]:
-    """The settings the pick chooses among (`ctxlab.analysis.ties.contest`: those with the fewest
-    rejected calls): the best quality (first) and every one `same` as it on quality (the paired tie
-    by default, as `pick`; `ctxlab.tune.halving` passes a wider test); empty without a scored setting."""
-    means = [Ratio.of([e.measures[goal.quality].mean]) for e in evaluations]  # contest reads means only
-    found = contest(means, [e.measures[goal.cost].mean for e in evaluations], _rejected(evaluations, goal))
+    """The settings the pick chooses among (`ctxlab.analysis.ties.contest`): the best quality
+    (first) and every one `same` as it on quality, among those that compete on rejected calls by
+    the same test (the paired tie by default, as `pick`; `ctxlab.tune.halving` passes a wider
+    one); empty without a scored setting."""
+    rejected = [e.measures[goal.rejected].mean if goal.rejected else 0.0 for e in evaluations]
+    found = contest([e.measures[goal.quality].mean for e in evaluations],
+                    [e.measures[goal.cost].mean for e in evaluations], rejected,
+                    lambda i, j: goal.rejected is not None and same(evaluations[i], evaluations[j], goal.rejected))
     if found is None:
         return []
     pool, best = found
     return [best, *(i for i in pool if i != best and same(evaluations[i], evaluations[best], goal.quality))]
-
-
-def _rejected(evaluations: Sequence[Evaluation], goal: Goal) -> list[float]:
-    return [e.measures[goal.rejected].mean if goal.rejected else 0.0 for e in evaluations]
 
 
 def _scored(e: Evaluation, goal: Goal) -> bool:

@@ -100,3 +100,19 @@ def test_when_every_policy_is_rejected_somewhere_the_fewest_rejections_win():
 def test_no_results_no_recommendation():
     assert policies(results(session("noop", 0, sent=1, kept=1)), REF).verdict is None
     assert frontier(pd.DataFrame([call("a", 0, 0, sent=1, kept=1)]).assign(mode="final"), REF).empty
+
+
+def test_when_every_policy_is_rejected_somewhere_a_call_of_noise_does_not_outweigh_recall():
+    """tight rejects 1 call of 30, roomy 2 (tied by the paired rule over sessions): roomy keeps
+    clearly more, so it runs; bad rejects every call and does not compete, though it keeps all."""
+    def policy(label: str, kept: int, sent: int, over: set[int]) -> list[dict]:
+        return [call(label, seq, u, sent=sent, kept=kept, fits=not (u == 0 and seq in over))
+                for seq in range(10) for u in range(3)]
+
+    df = results(policy("tight", 5, 100, {0}), policy("roomy", 9, 200, {0, 1}),
+                 [call("bad", seq, u, sent=50, kept=10, orphans=1) for seq in range(10) for u in range(3)])
+    v = policies(df, REF).verdict
+    assert v is not None and set(v.competitors) == {"roomy", "tight"} and v.competing == 2
+    assert v.rejected == pytest.approx(1 / 30) and v.run.label == "roomy"
+    assert "the fewest 3.3% of calls, and this one's 6.7% ties with that" in v.evidence
+    assert "bad keeps more (100.0%; 100.0% orphaned), but a provider would reject those calls" in v.evidence
