@@ -129,6 +129,11 @@ def test_a_much_kinder_stand_in_warns_beside_the_verdict_naming_the_summarizing_
     assert mild is not None and mild.stand_in_gap is not None
     assert not mild.stand_in_gap.warn and mild.stand_in_gap.detail == ""  # within the tolerance: the line alone
     assert with_standin(Policies(front, pd.DataFrame(), v), None).verdict is v
+    # no summary is written where nothing needs compressing, nor by policies that never summarize
+    fits = dataclasses.replace(v, peak_tokens=7000.0)
+    assert with_standin(Policies(front, pd.DataFrame(), fits), kind).verdict is fits
+    plain = pd.DataFrame({"label": ["sliding_window", "noop"]})
+    assert with_standin(Policies(plain, pd.DataFrame(), v), kind).verdict is v
 
 
 def test_the_headline_grades_by_needed_recall(report: str):

@@ -69,11 +69,13 @@ def stored(con: Any, run_id: str, reference: str = REFERENCE, *, dataset: str | 
 
 
 def with_standin(policies: Policies, gap: StandinGap | None) -> Policies:
-    """`policies` with its verdict carrying `standin_finding` (unchanged without a verdict or a gap)."""
+    """`policies` with its verdict carrying `standin_finding`; unchanged without a verdict or a gap,
+    when nothing needs compressing (no summary is written) or no policy compared summarizes."""
     v = policies.verdict
-    if v is None or gap is None:
+    labels = [str(label) for label in policies.front["label"].unique()] if len(policies.front) else []
+    if v is None or gap is None or not v.needs_compression or not any(map(summarizing, labels)):
         return policies
-    found = standin_finding(gap, policies.front["label"].unique(), v.run.label)
+    found = standin_finding(gap, labels, v.run.label)
     return policies._replace(verdict=dataclasses.replace(v, stand_in_gap=found))
 
 
@@ -81,7 +83,7 @@ def standin_finding(gap: StandinGap, labels: Iterable[str], run: str) -> Finding
     """The stand-in gap as a verdict's finding: its line, and when the stand-in is much kinder than
     the agents' own summaries (`StandinGap.kinder`), a warning naming the summarizing policies among
     `labels` whose needed recall that overstates (`run`: the policy the verdict runs)."""
-    flagged = [label for label in labels if summarizing(str(label))]
+    flagged = [label for label in labels if summarizing(label)]
     detail = ""
     if gap.kinder and flagged:
         note = "; the policy to run is one of them" if run in flagged else ""
