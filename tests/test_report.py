@@ -140,6 +140,7 @@ def test_the_headline_grades_by_needed_recall(report: str):
     headline = report.split(">Headline</h3>")[1].split("<h3>")[0]
     per_turn = headline.split("mode per-turn")[1]
     assert "needed recall [95% CI]" in per_turn and "regex fact recall" in per_turn
+    assert per_turn.index("needed recall [95% CI]") < per_turn.index("retained [95% CI]")  # the quality column first
     final = headline.split("mode final")[1].split("mode per-turn")[0]
     assert "no needed recall" in final and "needed recall [95% CI]" not in final
 

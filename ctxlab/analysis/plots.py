@@ -23,10 +23,12 @@ import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 EXACT_COUNTERS = ("o200k_base", "cl100k_base", "claude_legacy")
+LEGEND_ROW = 0.22  # inches a row of the legend below the panels takes
 _CJK_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Sans CJK TC", "Noto Sans CJK KR",
               "Noto Serif CJK JP", "WenQuanYi Zen Hei", "Droid Sans Fallback", "AR PL UMing CN")
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -134,9 +136,20 @@ def _legend(fig: Figure, axes: Sequence[Axes], title: str = "strategy [counter]"
     """One legend for the figure, below the panels (a side legend as tall as the axes collides
     with the title in a constrained layout)."""
     handles, labels = axes[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(4, len(handles)), title=title,
-                   title_fontsize=8)
+    if not handles:
+        return
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    for ncols in range(min(4, len(handles)), 0, -1):
+        # Long labels ("langchain_summarization [langchain_approx]") in four columns run past both
+        # edges of the figure and are cut off: fewer columns, each row measured as drawn.
+        legend = fig.legend(handles, labels, loc="outside lower center", ncols=ncols, title=title,
+                            title_fontsize=8)
+        if ncols == 1 or legend.get_window_extent(renderer).width <= fig.bbox.width:
+            break
+        legend.remove()
+    # The callers made room for `_legend_rows` (four columns); the figure grows by the rows added.
+    added = -(-len(handles) // ncols) - -(-len(handles) // 4)
+    fig.set_figheight(fig.get_figheight() + LEGEND_ROW * added)
 
 
 def _facets(n: int, *, panel_width: float = 4.6, panel_height: float = 3.2, legend_rows: int = 0,
@@ -148,7 +161,7 @@ def _facets(n: int, *, panel_width: float = 4.6, panel_height: float = 3.2, lege
     if n == 1:  # one panel gets the width two would have, so the legend below fits under it
         panel_width *= 1.8
     fig, axes = _figure(ncols, nrows, width=panel_width * ncols + 0.6,
-                        height=panel_height * nrows + 0.9 + 0.22 * legend_rows, sharey=sharey)
+                        height=panel_height * nrows + 0.9 + LEGEND_ROW * legend_rows, sharey=sharey)
     for ax in axes[n:]:
         ax.set_visible(False)
     return fig, axes[:n]
@@ -263,7 +276,7 @@ def pareto(points: pd.DataFrame) -> Figure:
     if points.empty:
         return _empty(title, "no fact recall in these results (replay without --no-quality)")
     with _style():
-        fig, (ax,) = _figure(width=9.0, height=5.2 + 0.22 * _legend_rows(points))
+        fig, (ax,) = _figure(width=9.0, height=5.2 + LEGEND_ROW * _legend_rows(points))
         for label, counter in _variants(points):
             part = points[(points["label"] == label) & (points["counter"] == counter)].sort_values("window")
             ax.plot(part["retained_ratio"], part["fact_recall"], _line_style(counter), color=strategy_color(label),
@@ -556,7 +569,7 @@ def summary_quality(quality: pd.DataFrame) -> Figure:
     if not panels:
         return _empty(title, "no summary metrics in these results")
     with _style():
-        fig, axes = _figure(len(panels), width=3.6 * len(panels) + 0.6, height=3.6 + 0.22 * _legend_rows(quality))
+        fig, axes = _figure(len(panels), width=3.6 * len(panels) + 0.6, height=3.6 + LEGEND_ROW * _legend_rows(quality))
         for ax, (column, name) in zip(axes, panels, strict=False):
             for label, counter in _variants(quality):
                 part = quality[(quality["label"] == label) & (quality["counter"] == counter)].sort_values("window")

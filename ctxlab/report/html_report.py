@@ -35,8 +35,9 @@ from ctxlab.report.verdicts import named, verdict_section
 
 TARGET_RECALL = 0.95
 MAX_OVERFLOW = 0.0
-HEADLINE = {"label": "strategy", "counter": "counter", "mode": "mode", "window": "window", "units": "units",
-            "retained": "retained [95% CI]", "needed": "needed recall [95% CI]", "believed_fit": "fits (own counter)"}
+# The mode is each table's own (one per mode); needed recall, the quality measure, comes first.
+HEADLINE = {"label": "strategy", "counter": "counter", "window": "window", "units": "units",
+            "needed": "needed recall [95% CI]", "retained": "retained [95% CI]", "believed_fit": "fits (own counter)"}
 HEADLINE_KINDS = {"window": "int", "units": "int", "believed_fit": "pct", "tool_integrity": "pct",
                   "fact_recall": "pct", "p50_latency_ms": "ms"}
 
@@ -197,7 +198,7 @@ def _headline(results: pd.DataFrame, mode: str | None) -> list[str]:
         rows = table[table["mode"] == m].sort_values(["window", "needed_recall", "retained_ratio"],
                                                      ascending=[True, False, False], na_position="last")
         shown, columns, kinds = headline_display(rows)
-        inner = H.table(shown, columns, kinds, left=("label", "counter", "mode"), scroll=True)
+        inner = H.table(shown, columns, kinds, left=("label", "counter"), scroll=True)
         graded = "" if "needed" in columns else ", no needed recall (no next action to grade a final result by)"
         out.append(H.details(f"mode {m}: {len(shown)} rows{graded}", inner, open_=m == shown_open))
     return out

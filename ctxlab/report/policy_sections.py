@@ -53,8 +53,8 @@ def _window(policies: Policies, model: str | None) -> list[str]:
     out = [f"<h4>{H.esc(dataset)}window {window:,} tokens</h4>"]
     if v is not None:
         shown = [line for line in lines(v) if line.key not in OTHER_LINES]  # what to run and the findings
-        out.append(H.para(" ".join(f"{line.key}: {line.text}." for line in shown) + " " + v.evidence, "note"))
-        out += details(v)
+        out += [H.para(" ".join(f"{line.key}: {line.text}." for line in shown), "note"), *details(v),
+                H.para(v.evidence)]
     if v is None or v.needs_compression:
         x, label = (("effective_usd", f"$ per session with prompt caching + refetch ({model})") if model
                     else ("effective_tokens", "tokens sent + refetch per session"))
