@@ -21,6 +21,7 @@ LAYERS = (
     ("replay",),
     ("analysis", "report"),
     ("tune",),
+    ("learn",),
     ("bench", "demo"),
     ("cli",),
 )
