@@ -33,7 +33,7 @@ other policy) nothing changes.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import NamedTuple
 
 from ctxlab.messages import Message
@@ -41,7 +41,7 @@ from ctxlab.strategies.mechanics import trail
 from ctxlab.strategies.mechanics.context import Selection, Span, call_names, tool_groups
 from ctxlab.strategies.mechanics.fit import newest_groups, recount
 from ctxlab.strategies.mechanics.refs import last_named, named_later
-from ctxlab.strategies.mechanics.rescue import Rescue, Rescued, rescue_before
+from ctxlab.strategies.mechanics.rescue import Rescue, Rescued, clearing_order, rescue_before
 from ctxlab.strategies.trigger import event_sizes
 from ctxlab.tokens import TokenCounter
 
@@ -90,7 +90,8 @@ def fit_budget(messages: Sequence[Message], counts: Sequence[int], counter: Toke
     sizes = event_sizes(messages)
     over_events = bool(budget.events) and sum(sizes) > budget.events
     recent = newest_groups(messages, counts, start, int(RECENT_SHARE * target))
-    cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, budget.keep_outputs, recent)
+    cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, budget.keep_outputs, recent,
+                           (lambda found: clearing_order(messages, counts, found, rescue)) if rescue else None)
     counts = recount(counts, cleared, counter)
     if sum(counts) <= target and not over_events:
         return Selection(tuple(range(len(messages))), replaced=cleared) if cleared else None
@@ -98,8 +99,10 @@ def fit_budget(messages: Sequence[Message], counts: Sequence[int], counter: Toke
     cut, room = _fold_cut(messages, counts, budget, head, start, target, held)
     if over_events:
         cut = max(cut, newest_groups(messages, sizes, start, int(budget.events * EVENTS_KEPT)))
-    saved = (rescue_before(messages, original, counter, names, Span(start, cut), target, rescue) if rescue
-             else Rescued(frozenset(), {}, 0))
+    saved = (rescue_before(messages, original, counter, names, Span(start, cut), target, budget.events, rescue)
+             if rescue else Rescued(frozenset(), {}, 0))
+    if saved.events and budget.events:  # rescued events come out of the newest the rule keeps
+        cut = max(cut, newest_groups(messages, sizes, start, max(0, int(budget.events * EVENTS_KEPT) - saved.events)))
     room -= saved.tokens
     shrunk = shrink_largest(messages, counts, counter, names, range(cut, len(messages)), sum(counts[cut:]) - room,
                             cleared)
@@ -128,14 +131,17 @@ def _fold_cut(messages: Sequence[Message], counts: Sequence[int], budget: Budget
 
 
 def clear_oldest(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, names: dict[str, str],
-                 excess: int, start: int, keep_newest: int, stop: int | None = None) -> dict[int, Message]:
+                 excess: int, start: int, keep_newest: int, stop: int | None = None,
+                 order: Callable[[list[int]], list[int]] | None = None) -> dict[int, Message]:
     """The oldest tool outputs after `start` (and before `stop`) cleared to the lines later messages
     name (`trail.lines`) until `excess` tokens are saved (fewer when the outputs run out), never one
-    of the newest `keep_newest` nor one already cleared or cut."""
+    of the newest `keep_newest` nor one already cleared or cut; `order` reorders them (a learned
+    ranking, least needed first)."""
     out: dict[int, Message] = {}
     last = last_named(messages)
-    for i in _clearable(messages, start, keep_newest):
-        if excess <= 0 or (stop is not None and i >= stop):
+    candidates = [i for i in _clearable(messages, start, keep_newest) if stop is None or i < stop]
+    for i in order(candidates) if order is not None else candidates:
+        if excess <= 0:
             break
         message = messages[i]
         cleared = trail.lines(message, named_later(messages, i, last), names.get(message.tool_call_id or "", "tool"))

@@ -19,6 +19,8 @@ retouched           a name of its call's arguments (a path, a command) is held b
 current_turn        it came after the newest user message (the task in progress)
 error               its head reads like an error (error, traceback, failed, not found)
 lines_share         the share of its characters on its referenced lines (`refs.referenced_lines`)
+unique_share        the share of its names no other message holds (what only it could bring back)
+covered_share       the share of its names the newest `RECENT` messages hold (kept anyway)
 kind_<k>            its tool's kind, from the tool's name (`kind_of`): read, shell, search, edit,
                     web, task, other
 ==================  ==========================================================================
@@ -47,8 +49,8 @@ RECENT = 10  # messages counted as recent for `recent_mention`
 _PER_NAME = 20  # later messages counted per name for `mentions`
 _HEAD_CHARS = 4000  # characters of an output read for `error`
 FEATURES = ("age_calls", "age_tokens", "size", "names", "named_share", "named_n", "mentions", "since_mention",
-            "recent_mention", "rerun", "retouched", "current_turn", "error", "lines_share",
-            *(f"kind_{k}" for k in (*KINDS, "other")))
+            "recent_mention", "rerun", "retouched", "current_turn", "error", "lines_share", "unique_share",
+            "covered_share", *(f"kind_{k}" for k in (*KINDS, "other")))
 
 
 def kind_of(tool: str) -> str:
@@ -105,7 +107,7 @@ def _features(messages: Sequence[Message], counts: Sequence[int], history: Histo
             len(later) / max(1, len(held)), math.log1p(len(later)), math.log1p(seen), math.log1p(since),
             float(last >= n - RECENT), *_call(history, message, i), float(i > history.last_user),
             float(bool(_ERROR.search(text[:_HEAD_CHARS]))), _lines_share(text, later),
-            *(float(kind == k) for k in (*KINDS, "other"))]
+            *_shares(history.postings, held, n - RECENT), *(float(kind == k) for k in (*KINDS, "other"))]
 
 
 def _mentions(postings: dict[str, list[int]], later: list[str], i: int) -> tuple[int, int]:
@@ -129,6 +131,15 @@ def _call(history: History, message: Message, i: int) -> tuple[float, float]:
     rerun = any(j > at for j in history.keys.get((tool, arguments), ()))
     touched = any(history.postings[name][-1] > i for name in names(arguments) if name in history.postings)
     return float(rerun), float(touched)
+
+
+def _shares(postings: dict[str, list[int]], held: frozenset[str], recent: int) -> tuple[float, float]:
+    """(unique_share, covered_share): its names in no other message, and in one at or after `recent`."""
+    if not held:
+        return 0.0, 0.0
+    unique = sum(len(postings[name]) == 1 for name in held)
+    covered = sum(postings[name][-1] >= recent for name in held)
+    return unique / len(held), covered / len(held)
 
 
 def _lines_share(text: str, later: list[str]) -> float:
