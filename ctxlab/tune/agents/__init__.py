@@ -3,18 +3,18 @@ preset name (`KNOBS`), each module citing the sources of its names and defaults.
 
 Presets: pi, codex, the three LangChain policies, the two OpenHands condensers, the three inspect_ai
 compactions, Claude Code, Anthropic's context editing and compaction, Gemini CLI, opencode, Cline,
-Aider, goose and Letta. A ``pending`` entry would wait for its preset to be registered. `UNTUNABLE`
+Aider, goose and Letta; and ctxlab's own `learned`. A ``pending`` entry would wait for its preset to be registered. `UNTUNABLE`
 names the agent presets with nothing a user can set, and why.
 """
 
 from __future__ import annotations
 
 from ctxlab.errors import CtxlabError, UnknownNameError
-from ctxlab.tune.agents import claude, codex, inspect, langchain, openhands, others, pi
+from ctxlab.tune.agents import claude, codex, inspect, langchain, learned, openhands, others, pi
 from ctxlab.tune.knobs import AgentKnobs
 
 KNOBS: dict[str, AgentKnobs] = {entry.preset: entry for module in (pi, codex, langchain, openhands, inspect, claude,
-                                                                   others) for entry in module.ENTRIES}
+                                                                   others, learned) for entry in module.ENTRIES}
 
 # Agent presets whose parameters no user can change: nothing to tune.
 UNTUNABLE = {"claude_code_microcompact": "its thresholds (gapThresholdMinutes, keepRecent) are Anthropic's remote "
