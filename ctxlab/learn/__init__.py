@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING
 from ctxlab.registry import lazy_exports
 
 _EXPORTS = {"LearnOutcome": "ctxlab.learn.run", "learn": "ctxlab.learn.run", "WINDOWS": "ctxlab.learn.run",
-            "Split": "ctxlab.learn.split", "split": "ctxlab.learn.split", "started": "ctxlab.learn.split",
+            "Split": "ctxlab.learn.split", "split_sessions": "ctxlab.learn.split", "started": "ctxlab.learn.split",
             "Examples": "ctxlab.learn.examples", "session_examples": "ctxlab.learn.examples",
-            "fit": "ctxlab.learn.fit", "ranking": "ctxlab.learn.fit", "importances": "ctxlab.learn.fit"}
-__all__ = ["WINDOWS", "Examples", "LearnOutcome", "Split", "fit", "importances", "learn", "ranking",
-           "session_examples", "split", "started"]
+            "fit_model": "ctxlab.learn.fit", "ranking": "ctxlab.learn.fit", "importances": "ctxlab.learn.fit"}
+__all__ = ["WINDOWS", "Examples", "LearnOutcome", "Split", "fit_model", "importances", "learn", "ranking",
+           "session_examples", "split_sessions", "started"]
 
 __getattr__ = lazy_exports("ctxlab.learn", _EXPORTS, globals())
 
 if TYPE_CHECKING:
     from ctxlab.learn.examples import Examples, session_examples
-    from ctxlab.learn.fit import fit, importances, ranking
+    from ctxlab.learn.fit import fit_model, importances, ranking
     from ctxlab.learn.run import WINDOWS, LearnOutcome, learn
-    from ctxlab.learn.split import Split, split, started
+    from ctxlab.learn.split import Split, split_sessions, started

@@ -35,7 +35,7 @@ class Ranking(NamedTuple):
     positive: float
 
 
-def fit(examples: Examples, about: Mapping[str, Any]) -> NeedModel:
+def fit_model(examples: Examples, about: Mapping[str, Any]) -> NeedModel:
     """Fit the model on `examples`; `about` is recorded in the file (label, horizon, sessions).
 
     Raises:
@@ -75,4 +75,4 @@ def importances(model: NeedModel) -> list[tuple[str, float]]:
     return sorted(zip(model.features, model.coef, strict=True), key=lambda pair: -abs(pair[1]))
 
 
-__all__ = ["C", "SEED", "Ranking", "fit", "importances", "ranking"]
+__all__ = ["C", "SEED", "Ranking", "fit_model", "importances", "ranking"]

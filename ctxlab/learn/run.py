@@ -23,9 +23,9 @@ import pandas as pd
 
 from ctxlab.errors import CtxlabError
 from ctxlab.learn import examples as ex
-from ctxlab.learn.fit import Ranking, fit, ranking
+from ctxlab.learn.fit import Ranking, fit_model, ranking
 from ctxlab.learn.judge import agent_policy, judged, learned_specs, replay_sessions, run_config, save_run
-from ctxlab.learn.split import Split, split
+from ctxlab.learn.split import Split, split_sessions
 from ctxlab.learn.verdicts import versus_anchors, versus_recommended
 from ctxlab.replay.config import DEFAULT_COUNTER
 from ctxlab.strategies.mechanics.need_model import NeedModel
@@ -70,13 +70,13 @@ def learn(sources: Sequence[str], out: str, *, windows: Sequence[int] = WINDOWS,
     sessions = Sessions.load(sources, limit=limit, skip_invalid=skip_invalid)
     if not sessions.items:
         raise CtxlabError(f"no sessions in {', '.join(sources)}: nothing to learn from")
-    parts = split([i.conversation for i in sessions.items], how, train_share)
+    parts = split_sessions([i.conversation for i in sessions.items], how, train_share)
     train, needed = _examples(sessions, parts.train, reference, horizon, tick)
     if not any(needed):
         side = "session" if how == "none" else f"training session (the earliest {len(parts.train)} by start time)"
         raise CtxlabError(f"no {side} of {', '.join(sources)} has a needed string (an action using a string from "
                           "earlier history): nothing to learn from")
-    model = fit(train, _about(sessions, parts, horizon, train_share, how))
+    model = fit_model(train, _about(sessions, parts, horizon, train_share, how))
     Path(out).write_text(model.to_json(), encoding="utf-8")
     test, test_needed = _examples(sessions, parts.test, reference, horizon, tick) if parts.test else (ex.Examples.empty(), [])
     policy = policy or agent_policy(sessions, parts.test or parts.train)

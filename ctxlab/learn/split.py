@@ -55,7 +55,7 @@ def _seconds(value: Any) -> float | None:
     return (parsed if parsed.tzinfo else parsed.replace(tzinfo=datetime.UTC)).timestamp()
 
 
-def split(conversations: Sequence[Conversation], how: str = "time", train_share: float = 0.7) -> Split:
+def split_sessions(conversations: Sequence[Conversation], how: str = "time", train_share: float = 0.7) -> Split:
     """Split sessions by start time: the earliest ``round(train_share * n)`` train (at least one, and
     at least one judged); ``none`` trains on every session and judges none.
 
@@ -78,4 +78,4 @@ def split(conversations: Sequence[Conversation], how: str = "time", train_share:
     return Split(tuple(sorted(order[:n])), tuple(sorted(order[n:])), starts)
 
 
-__all__ = ["SPLITS", "Split", "split", "started"]
+__all__ = ["SPLITS", "Split", "split_sessions", "started"]

@@ -71,6 +71,11 @@ class NeedModel(NamedTuple):
         """The model shipped with ctxlab (docs/learned.md: what it was fitted on, how to refit it)."""
         return cls.load(DEFAULT)
 
+    @staticmethod
+    def default_path() -> Path:
+        """Where the shipped model is (package data)."""
+        return DEFAULT
+
 
 def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))

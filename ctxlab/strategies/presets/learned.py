@@ -37,8 +37,9 @@ from ctxlab.strategies.registry import register
 from ctxlab.strategies.trigger import Trigger
 
 
+# RECOMMENDED is a preset class made at import (`preset`), which type checkers cannot follow.
 @dataclass(frozen=True)
-class _Ranked(RECOMMENDED):  # type: ignore[misc,valid-type]  (a preset class made at import)
+class _Ranked(RECOMMENDED):  # type: ignore[misc,valid-type]
     """`recommended` whose budget tail rescues what `ranking` ranks highest (never registered)."""
 
     ranking: Any = None

@@ -23,8 +23,8 @@ LEARNED = AgentKnobs(
     forms=(
         Form("python", "ctxlab (the model file: `ctxlab learn ... --out MODEL`)", _LEARNED,
              {"trigger_events": ("get_strategy", "trigger_events"), "rescue_share": ("get_strategy", "rescue_share")},
-             template="import ctxlab\n\n"
-                      "policy = ctxlab.get_strategy(\"learned\", model=\"MODEL.json\", {get_strategy})"),
+             template="from ctxlab import get_strategy\n\n"
+                      "policy = get_strategy(\"learned\", model=\"MODEL.json\", {get_strategy})"),
     ),
 )
 
