@@ -45,6 +45,11 @@ RECALLS = {"in_context_recall": ("framed_kept", "needed_total"), "old_recall": (
 # Recalls that also get a 95% interval over sessions (``<name>_low``, ``<name>_high``).
 BOUNDED = ("in_context_recall", "non_regex_recall")
 LIMIT_COLUMNS = ["limit_recall", "newest_share", "headroom_closed"]
+# What every face says beside the limit's figures (one wording, `ctxlab.metrics.limit`).
+LIMIT_NOTE = ("Hindsight limit: the most needed strings any policy could send at the same tokens per call, "
+              "knowing what the next call uses (it uses the future: a bound, never a policy; horizon: the next "
+              "call). Headroom closed: the share of the way from what sending the newest messages keeps "
+              "(newest) to the limit that the policy covers.")
 FRONT_COLUMNS = [*VARIANT, "sessions", "calls", "tokens_sent", "refetch_tokens", "effective_tokens", "needed_recall",
                  "needed_low", "needed_high", *RECALLS, *(f"{b}_{end}" for b in BOUNDED for end in ("low", "high")),
                  "orphan_rate", "overflow_rate", *LIMIT_COLUMNS, "on_front"]
@@ -178,4 +183,4 @@ def cost_column(front: pd.DataFrame) -> str:
     return "effective_usd" if "effective_usd" in front and front["effective_usd"].notna().any() else "effective_tokens"
 
 
-__all__ = ["FRONT_COLUMNS", "LIMIT_COLUMNS", "Recommendation", "cost_column", "frontier", "recommend", "session_rows"]
+__all__ = ["FRONT_COLUMNS", "LIMIT_COLUMNS", "LIMIT_NOTE", "Recommendation", "cost_column", "frontier", "recommend", "session_rows"]

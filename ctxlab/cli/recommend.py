@@ -18,9 +18,10 @@ FRONT_HEADERS = {"label": "policy", "counter": "counter", "needed_recall": "need
                  "in_context_recall": "in context", "non_regex_recall": "non-regex",
                  "instruction_survival": "instructions", "tokens_sent": "tokens sent / session",
                  "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned",
-                 "overflow_rate": "over window", "front": "front"}
+                 "overflow_rate": "over window", "limit_recall": "hindsight limit", "headroom_closed": "headroom closed",
+                 "front": "front"}
 PERCENTS = ("needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",
-            "instruction_survival", "fact_recall", "orphan_rate", "overflow_rate")
+            "instruction_survival", "fact_recall", "orphan_rate", "overflow_rate", "limit_recall", "headroom_closed")
 
 
 @command()
@@ -55,7 +56,7 @@ def recommend(
     """
     from ctxlab import store
     from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import frontier
+    from ctxlab.analysis.recommend import LIMIT_NOTE, frontier
     from ctxlab.analysis.recommend import recommend as pick
     from ctxlab.bench import deterministic_strategies
     from ctxlab.cost import input_price
@@ -86,6 +87,7 @@ def recommend(
                        "strings the agent's next action used that earlier history held, still sent (95% CI over "
                        "sessions); + refetch: tokens sent plus those of the smallest earlier message holding each lost "
                        "string, per session; * = on the front of needed recall vs that", headers))
+    out.print(LIMIT_NOTE, markup=False)
     choice = pick(front)
     if choice is None:
         out.print("[yellow]no policy produced results to compare[/yellow]")
@@ -119,7 +121,7 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
     from ctxlab import store
     from ctxlab.analysis import frames
     from ctxlab.analysis.dominance import dominance, replay_config
-    from ctxlab.analysis.recommend import frontier, session_rows
+    from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, session_rows
 
     config = replay_config(sources, (window,), reference=reference, db=db or store.default_db(), workers=workers,
                            limit=limit, name=f"vs-anchors-{window}", skip_invalid=skip_invalid)
@@ -132,9 +134,10 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
     table = tables["needed_recall"]
     out = console()
     shown = ("label", "tokens_sent", "needed_recall", "ci", "in_context_recall", "non_regex_recall", "fact_recall",
-             "overflow_rate", "orphan_rate")
+             "overflow_rate", "orphan_rate", "limit_recall", "headroom_closed")
     out.print(df_table(percents(front), f"Every setting at a {window:,}-token window ({reference} counts)",
                        {k: FRONT_HEADERS[k] for k in shown}))
+    out.print(LIMIT_NOTE, markup=False)
     shown_table = table.assign(
         anchor_recall=_interval(table, "anchor"), candidate_recall=_interval(table, "candidate"),
         anchor_overflow_rate=table["anchor_overflow_rate"].map(lambda v: "-" if v != v else f"{100 * v:.1f}%"),

@@ -29,6 +29,10 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
     assert set(front["label"]) == {"noop", "window_guard", "compaction"} and front["sessions"].eq(3).all()
     noop = front.set_index("label").loc["noop"]
     assert noop["needed_recall"] == 1.0 and noop["overflow_rate"] > 0  # it keeps everything and overflows
+    # Beside each policy, the hindsight limit at its own tokens, named as what it is.
+    assert "hindsight limit" in header and "headroom closed" in header
+    assert "Hindsight limit: the most needed strings any policy could send" in " ".join(result.output.split())
+    assert (front["limit_recall"] >= front["needed_recall"] - 1e-12).all() and front["limit_recall"].notna().all()
 
 
 def test_recommend_needs_a_window():
@@ -42,6 +46,7 @@ def test_vs_anchors_prints_each_anchors_verdict_difference_and_sessions_won_tied
         "recommend", "sample:agent_sessions", "--window", "8000", "--limit", "3", "--workers", "0", "--db", db,
         "--vs-anchors"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
+    assert "hindsight limit" in result.output
     with store.reading(db) as con:
         results = frames.results(con, store.resolve_run(con, None), mode="per-turn")
     table = dominance(frontier(results, "o200k_base"), sessions=session_rows(results, "o200k_base"),
