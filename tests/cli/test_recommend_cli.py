@@ -47,6 +47,8 @@ def test_vs_anchors_prints_each_anchors_verdict_difference_and_sessions_won_tied
         "--vs-anchors"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     assert "hindsight limit" in result.output
+    assert "learned (the shipped need model), needed recall:" in result.output or "learned, needed recall: out" in \
+        result.output
     with store.reading(db) as con:
         results = frames.results(con, store.resolve_run(con, None), mode="per-turn")
     table = dominance(frontier(results, "o200k_base"), sessions=session_rows(results, "o200k_base"),
