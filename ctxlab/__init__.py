@@ -33,11 +33,13 @@ _EXPORTS = {
     "get_strategy": "ctxlab.strategies",
     "list_strategies": "ctxlab.strategies",
     "load_conversations": "ctxlab.datasets",
+    "apply": "ctxlab.integrations.chat",
+    "ApplyState": "ctxlab.integrations.chat",
 }
 
-__all__ = ["CompressionResult", "Conversation", "CtxlabError", "InvalidInputError", "Message", "Strategy",
-           "StrategySpec", "TokenCounter", "ToolCall", "UnknownNameError", "__version__", "get_counter",
-           "get_strategy", "list_counters", "list_strategies", "load_conversations"]
+__all__ = ["ApplyState", "CompressionResult", "Conversation", "CtxlabError", "InvalidInputError", "Message",
+           "Strategy", "StrategySpec", "TokenCounter", "ToolCall", "UnknownNameError", "__version__", "apply",
+           "get_counter", "get_strategy", "list_counters", "list_strategies", "load_conversations"]
 
 
 __getattr__ = lazy_exports("ctxlab", _EXPORTS, globals())
@@ -50,6 +52,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for type checkers and IDEs; runtime resolution is lazy
     from ctxlab.datasets import load_conversations
     from ctxlab.errors import CtxlabError, InvalidInputError, UnknownNameError
+    from ctxlab.integrations.chat import ApplyState, apply
     from ctxlab.messages import Conversation, Message, ToolCall
     from ctxlab.strategies import CompressionResult, Strategy, StrategySpec, get_strategy, list_strategies
     from ctxlab.tokens import TokenCounter, get_counter, list_counters

@@ -1,4 +1,4 @@
-"""Write the four numbered notebooks, without outputs, from the cell sources below.
+"""Write the numbered notebooks, without outputs, from the cell sources below.
 
     python notebooks/build_notebooks.py
 
@@ -249,11 +249,95 @@ if outcome is not None:
     code('W.panel(tuner, policy, window, price_model, points)'),
 ]
 
+IN_YOUR_AGENT = [
+    md("# 05 · Run a policy in your agent\n\n`ctxlab.apply` runs a policy on plain OpenAI or Anthropic message lists; "
+       "`ContextPolicyMiddleware` runs it in a LangChain v1 agent. Both send at every call what ctxlab's per-turn replay "
+       "measured for the policy (docs/integrations.md). Nothing here needs a database or a network."),
+    code('''# Parameters (papermill: -p policy SPEC -p window N)
+policy = "recommended"  # any spec ctxlab.get_strategy takes (pi, observation_masking, a spec string)
+window = 4000  # the model's context window in tokens''', "parameters"),
+    md("## A session, call by call\n\nOne bundled agent session, as OpenAI dicts. Before each model call the agent "
+       "hands `apply` its whole history; the state carries what the policy sent last time. *Kept as given* counts the "
+       "messages that came back as the very objects passed in."),
+    code('''%matplotlib inline
+import pandas as pd
+import ctxlab
+
+session = next(ctxlab.load_conversations("sample:agent_sessions"))
+history = [m.to_openai() for m in session.messages]
+state, rows = ctxlab.ApplyState(), []
+for upto in [i for i, m in enumerate(history) if m["role"] == "assistant" and i]:
+    send = ctxlab.apply(history[:upto], policy, window, state=state, tools=session.tools)
+    done, counter = state.result, ctxlab.get_counter(state.result.counter)
+    rows.append({"call": state.calls, "history tokens": counter.count_messages(history[:upto], session.tools),
+                 "tokens sent": done.tokens_after, "messages sent": len(send),
+                 "kept as given": sum(any(s is h for h in history) for s in send),
+                 "events": ", ".join(e.name for e in done.events)})
+calls = pd.DataFrame(rows).set_index("call")
+ax = calls[["history tokens", "tokens sent"]].plot(marker="o", title=f"{policy} at a {window:,}-token window")
+ax.axhline(window, color="grey", linestyle="--", label="window")
+ax.legend()
+calls'''),
+    md("## Anthropic Messages\n\nThe system prompt goes in as the first message and comes back first; "
+       "`split_system` parts it for `client.messages.create(system=..., messages=...)`. Here every tool output but the "
+       "newest is masked: the masked `tool_result` keeps its block with the placeholder, the thinking block stays."),
+    code('''from ctxlab.integrations.anthropic import split_system
+
+def turn(n):
+    return [{"role": "assistant", "content": [{"type": "thinking", "thinking": "Read it.", "signature": "s"},
+                                              {"type": "tool_use", "id": f"t{n}", "name": "read_file", "input": {"path": f"f{n}.py"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "x = 1\\n" * 400}]}]
+
+claude = [{"role": "system", "content": "You are a careful coding agent."}, {"role": "user", "content": "Read both files."},
+          *turn(1), *turn(2)]
+send = ctxlab.apply(claude, "observation_masking:attention_window=1", 200_000, format="anthropic")
+system, messages = split_system(send)
+print(system)
+[(m["role"], [(b["type"], str(b.get("content", ""))[:60]) for b in m["content"]] if isinstance(m["content"], list)
+  else m["content"], m is original) for m, original in zip(messages, claude[1:])]'''),
+    md("## A LangChain agent\n\n`create_agent` with the middleware. A scripted model (langchain-core's fake chat model, "
+       "bound to the tool) stands in for yours; the callback collects the `ctxlab_context` event every call sends. The "
+       "thread's stored history stays whole: only what the model receives is compressed."),
+    code('''from langchain.agents import create_agent
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+
+from ctxlab.integrations.langchain import ContextPolicyMiddleware
+
+class ScriptedModel(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+class Events(BaseCallbackHandler):
+    def __init__(self):
+        self.records = []
+    def on_custom_event(self, name, data, **kwargs):
+        self.records.append(data)
+
+@tool
+def read_file(path: str) -> str:
+    """Read a file."""
+    return "\\n".join(f"{path}:{i}: value = {i * 7}" for i in range(60))
+
+replies = [AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": f"src/m{i}.py"}, "id": f"c{i}"}]) for i in range(8)]
+agent = create_agent(ScriptedModel(messages=iter([*replies, AIMessage("All eight files read.")])), [read_file],
+                     system_prompt="You are a careful coding agent.",
+                     middleware=[ContextPolicyMiddleware(policy, window=window)])
+events = Events()
+final = agent.invoke({"messages": [{"role": "user", "content": "Read src/m0.py to src/m7.py."}]}, {"callbacks": [events]})
+print(f"the thread keeps {len(final['messages'])} messages")
+columns = ["call", "messages_before", "messages_after", "tokens_before", "tokens_after", "fits", "events"]
+pd.DataFrame(events.records).assign(events=lambda f: f["events"].map(lambda found: ", ".join(e["name"] for e in found)))[columns]'''),
+]
+
 NOTEBOOKS = {
     "01_strategy_comparison.ipynb": STRATEGY_COMPARISON,
     "02_estimator_error.ipynb": ESTIMATOR_ERROR,
     "03_summary_quality.ipynb": SUMMARY_QUALITY,
     "04_agent_tuning.ipynb": AGENT_TUNING,
+    "05_in_your_agent.ipynb": IN_YOUR_AGENT,
 }
 
 

@@ -19,6 +19,7 @@ LAYERS = (
     ("strategies", "cost"),
     ("metrics",),
     ("replay",),
+    ("integrations",),
     ("analysis", "report"),
     ("tune",),
     ("learn",),

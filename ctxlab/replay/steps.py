@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ctxlab.datasets.logs.deltas import calls_before_compaction
@@ -61,20 +62,49 @@ def replay_steps(strategy: BaseStrategy, conv: Conversation, window: int, counte
     if after_last and mode != "final":
         points.append((n, n))
     calls = recorded_calls(conv)
-    stateless = getattr(strategy, "stateless", False)
-    live: tuple[Message, ...] = ()
-    consumed = 0
-    pristine = True  # the context is still conv.messages[:end]
+    carry = Carry()
     for upto, turn in points:
         end = n if upto is None else upto
-        # Per-turn: the agent sends what it sent last time plus what happened since.
-        context = (*live, *conv.messages[consumed:end])
-        recorded = tuple(c for c in calls if c.covers < end) if pristine else ()
-        result, error, latency = _compress(strategy, context, window, counter, conv.tools, recorded)
+        context = carry.context(conv.messages, end)
+        result, error, latency = _compress(strategy, context, window, counter, conv.tools, carry.recorded(calls, end))
         yield Step(turn, upto, context, result, error, latency)
-        # After a failure the agent starts over from its full history (a stateless one always does).
-        live, consumed = (result.messages, end) if result is not None and not stateless else ((), 0)
-        pristine = result is None or stateless or (pristine and result.messages == context)
+        carry = carry.after(context, result, end, stateless=getattr(strategy, "stateless", False))
+
+
+@dataclass(frozen=True)
+class Carry:
+    """What an agent carries from one call to the next under a policy: what it sent last time and
+    how much of the history that covered. A per-turn replay steps with it, and so do ctxlab's
+    integrations (`ctxlab.apply`, the LangChain middleware), so a policy sends the same thing at a
+    call wherever it runs.
+
+    Attributes:
+        sent: what the strategy sent at the previous call (empty: start from the history).
+        consumed: how many history messages `sent` stands for.
+        pristine: the context is still the history's own prefix (recorded usage describes it).
+    """
+
+    sent: tuple[Message, ...] = ()
+    consumed: int = 0
+    pristine: bool = True
+
+    def context(self, history: Sequence[Message], end: int) -> tuple[Message, ...]:
+        """The agent sends what it sent last time plus what happened since: ``history[consumed:end]``."""
+        return (*self.sent, *history[self.consumed:end])
+
+    def recorded(self, calls: Sequence[Recorded], end: int) -> tuple[Recorded, ...]:
+        """The recorded calls a strategy may read at a call before ``history[end]``: those before
+        it, while the context is still the history the log's calls saw; none after a change."""
+        return tuple(c for c in calls if c.covers < end) if self.pristine else ()
+
+    def after(self, context: tuple[Message, ...], result: CompressionResult | None, end: int, *,
+              stateless: bool) -> Carry:
+        """The carry for the next call, once the strategy sent `result` for `context` (None: it
+        failed). After a failure the agent starts over from its full history, and so does a
+        stateless strategy (server-side context editing) at every call."""
+        if result is None or stateless:
+            return Carry()
+        return Carry(result.messages, end, self.pristine and result.messages == context)
 
 
 def recorded_calls(conv: Conversation, end: int | None = None) -> tuple[Recorded, ...]:
