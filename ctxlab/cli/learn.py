@@ -116,16 +116,16 @@ def show(outcome: Any, db: str) -> None:
 
 
 def _sides(outcome: Any) -> str:
-    from ctxlab.learn.run import _name
+    from ctxlab.learn.run import session_name
 
     sessions, parts = outcome.sessions, outcome.split
     lines = [f"Read {len(sessions.items):,} session(s) from {', '.join(sessions.sources)}."]
     how = "by start time (undated sessions judged, never fitted on)" if parts.test else "all of them (no split)"
     lines.append(f"Fitted on {len(parts.train)} session(s), {how}:")
-    lines += [f"  {_name(sessions, i)}" for i in parts.train]
+    lines += [f"  {session_name(sessions, i)}" for i in parts.train]
     if parts.test:
         lines.append(f"Judged on the {len(parts.test)} later session(s):")
-        lines += [f"  {_name(sessions, i)}" for i in parts.test]
+        lines += [f"  {session_name(sessions, i)}" for i in parts.test]
     return "\n".join(lines)
 
 

@@ -4,9 +4,9 @@ Why a logistic regression rather than gradient-boosted trees (LightGBM): a user 
 sessions (the shared real logs have one long session on the training side of a time split), and
 a linear model over a score of history-only features generalizes from them where trees memorize;
 its coefficients on standardized features are the importances `docs/learned.md` shows; and the
-fitted model is 23 numbers per feature row, so the policy scores outputs with a dot product in
-plain Python, no library at inference and nothing to execute when a shared file is read
-(`ctxlab.strategies.mechanics.need_model`). lbfgs is deterministic; `SEED` fixes the rest.
+fitted model is a mean, a scale and a coefficient per feature and an intercept, so the policy
+scores outputs with a dot product in plain Python, no library at inference and nothing to execute
+when a shared file is read (`ctxlab.strategies.mechanics.need_model`). lbfgs is deterministic; `SEED` fixes the rest.
 """
 
 from __future__ import annotations

@@ -10,15 +10,15 @@ from typing import Any
 
 import pandas as pd
 
-from ctxlab.learn.run import LearnOutcome, _name
+from ctxlab.learn.run import LearnOutcome, session_name
 
 
 def record(outcome: LearnOutcome, sources: Sequence[str], options: Mapping[str, Any]) -> dict[str, Any]:
     """The `learn_runs` row of an outcome."""
     text = outcome.model.to_json()
     return {"learn_id": outcome.learn_id, "name": f"learn {outcome.out}", "sources": list(sources),
-            "options": dict(options), "train": [_name(outcome.sessions, i) for i in outcome.split.train],
-            "test": [_name(outcome.sessions, i) for i in outcome.split.test], "model_path": outcome.out,
+            "options": dict(options), "train": [session_name(outcome.sessions, i) for i in outcome.split.train],
+            "test": [session_name(outcome.sessions, i) for i in outcome.split.test], "model_path": outcome.out,
             "model_sha256": hashlib.sha256(text.encode()).hexdigest(), "model": json.loads(text),
             "fit": {"train": outcome.train_ranking._asdict(), "test": outcome.test_ranking._asdict()},
             "results": {"learned": outcome.learned, "policy": outcome.policy, "front": _rows(outcome.front),

@@ -58,7 +58,7 @@ class LearnOutcome(NamedTuple):
 
 def learn(sources: Sequence[str], out: str, *, windows: Sequence[int] = WINDOWS, how: str = "time",
           train_share: float = 0.7, policy: str | None = None, horizon: int = ex.HORIZON,
-          reference: str = DEFAULT_COUNTER, db: str | None = None, skip_invalid: bool = True,
+          reference: str = DEFAULT_COUNTER, db: str | None = None, skip_invalid: bool = False,
           limit: int | None = None, tick: Tick | None = None) -> LearnOutcome:
     """Fit on the earlier sessions of `sources`, write the model to `out`, judge it on the later ones.
 
@@ -152,10 +152,10 @@ def _about(sessions: Sessions, parts: Split, horizon: int, share: float, how: st
     return {"label": "holds a needed string of the next calls that the newest events do not hold",
             "horizon_calls": horizon, "recent_events": ex.RECENT_EVENTS, "unit": "tool output",
             "split": how, "train_share": share if how == "time" else None,
-            "trained_on": [_name(sessions, i) for i in parts.train], "ctxlab": versions().get("ctxlab", "")}
+            "trained_on": [session_name(sessions, i) for i in parts.train], "ctxlab": versions().get("ctxlab", "")}
 
 
-def _name(sessions: Sessions, i: int) -> str:
+def session_name(sessions: Sessions, i: int) -> str:
     """A session as a reader finds it: its log file (or dataset) and its id."""
     item = sessions.items[i]
     source = (item.conversation.meta or {}).get("source") or item.dataset
@@ -169,4 +169,4 @@ def _learn_id(sessions: Sessions, model: NeedModel, parts: Split, windows: Seque
     return "L" + hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:11]
 
 
-__all__ = ["WINDOWS", "LearnOutcome", "Tick", "learn"]
+__all__ = ["WINDOWS", "LearnOutcome", "Tick", "learn", "session_name"]

@@ -11,7 +11,7 @@ from ctxlab.tune.knobs import AgentKnobs, Form, Knob, Ref, Span
 _LEARNED = Ref("ctxlab", "ctxlab/strategies/presets/learned.py, ctxlab/strategies/mechanics/rescue.py", "issue 29")
 
 LEARNED = AgentKnobs(
-    preset="learned", agent="ctxlab learned (recommended with a need model fitted on your sessions)",
+    preset="learned", agent="ctxlab learned",
     knobs=(
         Knob("trigger_events", ("trigger_events",), "int", "events", allowed=Span(0, None), searched=Span(20, 200),
              step=10, default=60, source=_LEARNED, **param("trigger_events"),
