@@ -61,6 +61,15 @@ def _read(db: Db, fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
+def standin_gap(db: Db) -> Any:
+    """How kind the offline stand-in of summaries was on recorded compactions (`StandinGap`): the
+    store's newest grading, else the shipped measurement."""
+    from ctxlab.analysis.standin_shipped import stored_gap
+
+    return _read(db, stored_gap)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
 def runs(db: Db) -> pd.DataFrame:
     """Every run, newest first."""
     return _read(db, store.runs)

@@ -82,6 +82,9 @@ def test_report_names_the_cheapest_policy_per_dataset_under_each_price_model(rep
     choice = recommend(frontier(results[results["window"] == window], "o200k_base", costs,
                                 price_model(model).prices.base.input))
     assert choice is not None and f"Recommended: {choice.label}" in report.split("5. Which policy")[1]
+    # Without a grading in the store, the stand-in's kindness measured on the shared logs (shipped).
+    assert "Summaries written offline (the stand-in): 2 recorded compactions (the shared real logs, shipped)" in \
+        report.split("5. Which policy")[1]
     assert report.count('<img class="fig"') >= 12
     for fate in ("kept", "dropped"):
         assert f'class="fate {fate}"' in report

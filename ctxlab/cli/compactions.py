@@ -1,7 +1,8 @@
-"""`ctxlab compactions`: the compactions agents recorded in their logs, beside ctxlab's own
-strategies at the same cut and size, and beside the call where the agent's own preset compacts
-when the log is replayed per turn. Parses, calls `ctxlab.metrics.compactions` and
-`ctxlab.replay.compaction_points`, prints."""
+"""`ctxlab compactions`: the compactions agents recorded in their logs, graded by what the agent did
+next beside each summarizing preset at the same call (`ctxlab.replay.compaction_grading`), then
+ctxlab's strategies at the same cut and size by regex fact recall, and the call where the agent's own
+preset compacts when the log is replayed per turn. Parses, calls the library, prints (or writes
+JSON lines, or stores the gradings with ``--db``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rich.markup import escape
 
 from ctxlab.cli.app import command
 from ctxlab.cli.common import (
+    Db,
     Limit,
     SkipInvalid,
     Skips,
@@ -37,30 +39,48 @@ def compactions(
     window: Annotated[int | None, typer.Option(
         help="Window the agent's preset is replayed at (default: the log's: Claude Code 200,000, else its "
              "model's in litellm's map).", min=1)] = None,
+    standin: Annotated[list[str] | None, typer.Option(
+        help="Summarizing preset(s) graded at each compaction beside the agent's own summary.",
+        show_default="the 13 summarizing presets")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print only the gradings, one JSON object per compaction and candidate.")] = False,
+    db: Db = None,
     limit: Limit = None,
     skip_invalid: SkipInvalid = False,
 ) -> None:
-    """Fact recall and size of each agent's recorded compaction beside ctxlab's strategies, and the
-    call where the agent's preset (claude_code, pi, codex) compacts in a per-turn replay of the log."""
+    """Each compaction an agent recorded, graded by the calls it made next (needed recall of the strings
+    only the summarized part held, in context, non-regex, instructions, observed and modelled refetch)
+    beside each summarizing preset run at the same call; then regex fact recall beside ctxlab's
+    strategies, and the call where the agent's preset (claude_code, pi, codex) compacts."""
     import pandas as pd
 
     from ctxlab.analysis.logs import compaction_side_by_side, compaction_summary
+    from ctxlab.cli.compaction_grades import print_grades, save_grades
     from ctxlab.metrics.compactions import DEFAULT_STRATEGIES, recorded_compaction_rows
+    from ctxlab.replay.compaction_grading import SUMMARIZING, grade_compactions
     from ctxlab.replay.compaction_points import line_up
     from ctxlab.strategies import get_strategy
     from ctxlab.tokens import get_counter
 
     count = get_counter(counter)
-    specs = list(strategy or DEFAULT_STRATEGIES)
-    for spec in specs:
+    specs, standins = list(strategy or DEFAULT_STRATEGIES), list(standin or SUMMARIZING)
+    for spec in (*specs, *standins):
         get_strategy(spec)  # a bad spec fails here, before any work
-    skips, rows, lined = Skips(), [], []
+    skips, rows, lined, graded = Skips(), [], [], []
     for seq, conv in enumerate(progress(load_sources(sources, skip_invalid, skips, limit), "Re-doing compactions")):
-        rows += [{**row._asdict(), "dataset": "", "seq": seq} for row in recorded_compaction_rows(conv, count, specs)]
-        lined += line_up(conv, count, window)
-    if not rows:
+        graded += grade_compactions(conv, count, standins, window)
+        if not as_json:
+            rows += [{**row._asdict(), "dataset": "", "seq": seq} for row in recorded_compaction_rows(conv, count, specs)]
+            lined += line_up(conv, count, window)
+    if not graded:
         raise CtxlabError(f"no recorded compactions in {', '.join(sources)} "
                           "(agent logs carry them in meta.compactions)")
+    if db is not None:
+        save_grades(db, graded, count.name, quiet=as_json)
+    if as_json:
+        print_grades(graded, count.name, as_json=True)
+        return
+    print_grades(graded, count.name)
     df = pd.DataFrame(rows)
     _print_side_by_side(compaction_side_by_side(df), count.name)
     _print_summary(compaction_summary(df))
@@ -71,8 +91,8 @@ def compactions(
 
 def _print_side_by_side(wide: pd.DataFrame, counter: str) -> None:
     candidates = [c.removesuffix(" recall") for c in wide.columns if c.endswith(" recall")]
-    table = numeric_table(escape(f"Recorded compactions (tokens: {counter}; at message `at` the agent summarized "
-                                 "messages[:index])"), "conversation", "#", "index / at", "tokens before",
+    table = numeric_table(escape(f"Regex fact recall at the agent's size (tokens: {counter}; at message `at` the agent "
+                                 "summarized messages[:index])"), "conversation", "#", "index / at", "tokens before",
                           *(f"{c}\nrecall / tokens" for c in candidates))
     for row in wide.itertuples(index=False):
         values = dict(zip(wide.columns, row, strict=False))

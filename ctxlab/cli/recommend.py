@@ -9,19 +9,11 @@ from typing import Annotated, Any
 import typer
 
 from ctxlab.cli.app import command
-from ctxlab.cli.common import Db, Limit, SkipInvalid, console, df_table
+from ctxlab.cli.common import Db, Limit, SkipInvalid, Skips, console, df_table, load_sources
+from ctxlab.cli.fronts import FRONT_HEADERS, percents
 from ctxlab.cli.replay import run_replay
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
-from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, SEED, ReplayConfig
-
-FRONT_HEADERS = {"label": "policy", "counter": "counter", "needed_recall": "needed recall", "ci": "95% CI",
-                 "in_context_recall": "in context", "non_regex_recall": "non-regex",
-                 "instruction_survival": "instructions", "tokens_sent": "tokens sent / session",
-                 "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned",
-                 "overflow_rate": "over window", "limit_recall": "hindsight limit", "headroom_closed": "headroom closed",
-                 "front": "front"}
-PERCENTS = ("needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",
-            "instruction_survival", "fact_recall", "orphan_rate", "overflow_rate", "limit_recall", "headroom_closed")
+from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, recommend_config
 
 
 @command()
@@ -58,17 +50,19 @@ def recommend(
     from ctxlab.analysis import frames
     from ctxlab.analysis.recommend import LIMIT_NOTE, frontier
     from ctxlab.analysis.recommend import recommend as pick
+    from ctxlab.analysis.standin_shipped import logs_gap, logs_rows
     from ctxlab.bench import deterministic_strategies
+    from ctxlab.cli.compaction_grades import print_standin
     from ctxlab.cost import input_price
+    from ctxlab.store.compaction_grades import save_compaction_grades
 
     sources = sources_from(sources, from_agent, newest)
     if vs_anchors:
         _vs_anchors(sources, window, reference, db, workers, limit, skip_invalid)
         return
-    config = ReplayConfig(tuple(sources), tuple(strategy or deterministic_strategies()), (window,), counters=(SEED,),
-                          references=(reference,), modes=("per-turn",), estimators=(), db=db or store.default_db(),
-                          workers=workers, limit=limit, name=f"recommend-{window}", skip_invalid=skip_invalid,
-                          price_models=(price_model,) if price_model else ())
+    config = recommend_config(sources, window, strategy or deterministic_strategies(), reference=reference,
+                              db=db or store.default_db(), workers=workers, limit=limit, skip_invalid=skip_invalid,
+                              price_model=price_model)
     summary = run_replay(config)
     with store.reading(summary.db) as con:
         costs = store.session_costs(con, summary.run_id) if price_model else None
@@ -93,18 +87,12 @@ def recommend(
         out.print("[yellow]no policy produced results to compare[/yellow]")
         return
     out.print(f"\n[bold]recommended: {choice.label}[/bold]  {choice.evidence}")
+    graded = logs_rows(load_sources(sources, True, Skips(), limit))
+    if graded:  # the report and the Which policy page read it from the store
+        with store.writing(summary.db) as con:
+            save_compaction_grades(con, graded, "o200k_base")
+    print_standin(logs_gap(graded), list(front["label"]), choice.label)
     out.print(f"run {summary.run_id} in {summary.db}: `ctxlab dashboard --db {summary.db}` shows the front")
-
-
-def percents(front: Any) -> Any:
-    """The front's recalls and rates as percentages with one decimal, and ``ci`` the needed recall's
-    95% interval, for printing."""
-    ci = [f"{100 * low:.1f}-{100 * high:.1f}" if low == low else "-"
-          for low, high in zip(front["needed_low"], front["needed_high"], strict=True)]
-    return front.assign(ci=ci, **{c: front[c].map(lambda v: "-" if v != v else f"{100 * v:.1f}%")
-                                  for c in PERCENTS if c in front})
-
-
 
 
 VS_HEADERS = {"anchor": "agent preset", "anchor_tokens": "its tokens sent / session", "anchor_recall": "its needed recall",

@@ -83,6 +83,23 @@ def strategy_table(name: str, source_label: str = "source") -> str:
                       *("| " + " | ".join(row[i] for i in shown) + " |" for row in cells)])
 
 
+def agent_index() -> str:
+    """Every registered preset of an agent (a strategy with a public source) as a markdown table: what
+    it does, the one source it follows and the knobs its users set (``ctxlab tune`` searches them)."""
+    from ctxlab.strategies import STRATEGIES
+
+    rows = ["| preset | what it does | source | knobs |", "|---|---|---|---|"]
+    for name in STRATEGIES.names():
+        cls = STRATEGIES.get(name)
+        source = getattr(cls, "source", None)
+        if source is None:
+            continue
+        tuning = cls.tuning
+        knobs = ", ".join(f"`{k.name}`" for k in tuning.knobs) if tuning else (cls.untunable and "none a user sets")
+        rows.append(f"| `{name}` | {_cell(getattr(cls, 'about', ''))} | {_cell(str(source))} | {knobs or '-'} |")
+    return "\n".join(rows) + "\n"
+
+
 def preset_tables(names: list[str], source_label: str = "source") -> str:
     """`strategy_table` of several presets, each under its name."""
     return "\n\n".join(f"`{name}`:\n\n{strategy_table(name, source_label)}" for name in names)

@@ -24,6 +24,8 @@ from ctxlab.analysis import frames
 from ctxlab.analysis import logs as L
 from ctxlab.analysis import plots as P
 from ctxlab.analysis import tables as A
+from ctxlab.analysis.standin import StandinGap
+from ctxlab.analysis.standin_shipped import stored_gap
 from ctxlab.errors import CtxlabError
 from ctxlab.report import htmlkit as H
 from ctxlab.report.examples import example_conversations, examples_section
@@ -50,6 +52,7 @@ class RunData:
     variants: pd.DataFrame
     session_costs: pd.DataFrame
     unit_costs: pd.DataFrame
+    standin: StandinGap | None = None
 
 
 def load_run(con: Any, run_id: str) -> RunData:
@@ -59,7 +62,7 @@ def load_run(con: Any, run_id: str) -> RunData:
     units = store.unit_costs(con, run_id, price_model=first) if first else sessions.iloc[0:0]
     return RunData(frames.run_info(con, run_id), frames.results(con, run_id), frames.estimator_rows(con, run_id),
                    store.summaries(con, run_id), store.skips(con, run_id), store.conversations(con, run_id),
-                   frames.variants(con, run_id), sessions, units)
+                   frames.variants(con, run_id), sessions, units, stored_gap(con))
 
 
 def write_report(db_path: str | Path, out_path: str | Path, *, run_id: str | None = None) -> Path:
@@ -135,7 +138,7 @@ def _run_section(run: RunData, seen_estimators: dict[str, str], records: dict) -
     out += _estimators(run, seen_estimators, name)
     out += _summaries(run, main, mode)
     out += _tuning(main, mode)
-    out += policies_section(run.results, run.session_costs)
+    out += policies_section(run.results, run.session_costs, standin=run.standin)
     out += costs_section(run.session_costs, run.unit_costs)
     out += _skips(run)
     out += examples_section(run, records)

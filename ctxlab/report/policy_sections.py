@@ -9,6 +9,7 @@ import pandas as pd
 from ctxlab.analysis import costs as C
 from ctxlab.analysis import plots as P
 from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, recommend
+from ctxlab.analysis.standin import StandinGap
 from ctxlab.cost import input_price
 from ctxlab.report import htmlkit as H
 
@@ -24,8 +25,10 @@ FRONT_KINDS = {"tokens_sent": "int", "effective_tokens": "int", "effective_usd":
                                      "overflow_rate", "limit_recall", "headroom_closed")}}
 
 
-def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: str = "o200k_base") -> list[str]:
-    """5. Per window of a per-turn run: the front and the recommendation (`ctxlab recommend`)."""
+def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: str = "o200k_base",
+                     standin: StandinGap | None = None) -> list[str]:
+    """5. Per window of a per-turn run: the front and the recommendation (`ctxlab recommend`), with
+    how kind the offline stand-in of summaries was on recorded compactions (`standin`)."""
     out = ["<h3>5. Which policy</h3>"]
     turns = results[results["mode"] == "per-turn"]
     if turns.empty or reference not in set(turns["reference"]):
@@ -41,6 +44,9 @@ def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: s
                       "is ctxlab's own extractors, kept for comparison. Orphaned or over-window calls are requests a "
                       "provider rejects. Definitions and caveats: docs/quality.md."))
     out.append(H.para(LIMIT_NOTE))
+    if standin is not None:
+        out.append(H.para(f"Summaries written offline (the stand-in): {standin.line()}.",
+                          "warn" if standin.kinder else "note"))
     model = _first_model(sessions)
     for window in sorted(int(b) for b in turns["window"].unique()):
         costs = sessions[(sessions["window"] == window) & (sessions["price_model"] == model)] if model else None

@@ -118,6 +118,19 @@ TUNE_EVALUATIONS: Columns = (
     ("label", "VARCHAR"), ("knob_values", "JSON"), ("params", "JSON"), ("measures", "JSON"), ("front", "JSON"),
     ("on_front", "BOOLEAN"), ("ties", "JSON"), ("is_default", "BOOLEAN"), ("picked", "BOOLEAN"), ("cached", "BOOLEAN"),
 )
+# `ctxlab compactions --db` (issue 28): each recorded compaction graded by what came after it, the
+# agent's own context and each stand-in at the same call; one grading per command run.
+COMPACTION_GRADES: Columns = (
+    ("grading_id", "VARCHAR"), ("created_at", "TIMESTAMP"), ("counter", "VARCHAR"),
+    ("conversation_id", "VARCHAR"), ("compaction", "INTEGER"), ("index", "INTEGER"), ("at", "INTEGER"),
+    ("agent", "VARCHAR"), ("trigger", "VARCHAR"), ("candidate", "VARCHAR"), ("calls", "INTEGER"), ("needed", "INTEGER"),
+    ("needed_kept", "INTEGER"), ("needed_in_context", "INTEGER"), ("needed_recall", "DOUBLE"),
+    ("in_context_recall", "DOUBLE"), ("non_regex", "INTEGER"), ("non_regex_kept", "INTEGER"),
+    ("non_regex_recall", "DOUBLE"), ("instructions", "INTEGER"), ("instructions_kept", "INTEGER"),
+    ("instruction_survival", "DOUBLE"), ("summary_tokens", "INTEGER"), ("context_tokens", "INTEGER"),
+    ("refetch_observed_calls", "INTEGER"), ("refetch_observed_tokens", "BIGINT"),
+    ("refetch_model_tokens", "BIGINT"), ("lost", "JSON"), ("error", "VARCHAR"),
+)
 # `ctxlab learn` (issue 29): one fitted model, the sessions on each side of its split and what the
 # judged policies scored there; the judging replay is an ordinary run (`run_id`).
 LEARN_RUNS: Columns = (
@@ -182,6 +195,42 @@ class RecordedCompactionRow(NamedTuple):
     facts_kept: int | None = None
     facts_missing: str | None = None
     summary: str | None = None
+    error: str | None = None
+
+
+class CompactionGradeRow(NamedTuple):
+    """One recorded compaction and one candidate (``agent``: the recorded summary and kept messages;
+    else a preset run at the same call) graded over the calls up to the next compaction
+    (`ctxlab.metrics.compaction_grades`); `agent` is the log's format, `trigger` the record's
+    (Claude Code: auto or manual; None when the log does not say); counts are None with `error`. Recalls are None when the
+    calls needed nothing only the summarized part held; `lost` is a JSON list (first 50);
+    `refetch_observed_*` are the agent's (None for a stand-in, which made no calls)."""
+
+    conversation_id: str
+    compaction: int
+    index: int | None = None  # type: ignore[assignment]  # the record's own name, shadowing tuple.index on purpose
+    at: int | None = None
+    agent: str | None = None
+    trigger: str | None = None
+    candidate: str = "agent"
+    calls: int | None = None
+    needed: int | None = None
+    needed_kept: int | None = None
+    needed_in_context: int | None = None
+    needed_recall: float | None = None
+    in_context_recall: float | None = None
+    non_regex: int | None = None
+    non_regex_kept: int | None = None
+    non_regex_recall: float | None = None
+    instructions: int | None = None
+    instructions_kept: int | None = None
+    instruction_survival: float | None = None
+    summary_tokens: int | None = None
+    context_tokens: int | None = None
+    refetch_observed_calls: int | None = None
+    refetch_observed_tokens: int | None = None
+    refetch_model_tokens: int | None = None
+    lost: str | None = None
     error: str | None = None
 
 
@@ -292,6 +341,9 @@ def _check_row_types() -> None:
 
 
 _check_row_types()
+GRADING_KEY = ("grading_id", "created_at", "counter")  # what `ctxlab compactions --db` adds to each row
+if CompactionGradeRow._fields != tuple(c for c, _ in COMPACTION_GRADES if c not in GRADING_KEY):
+    raise AssertionError("CompactionGradeRow drifted from the compaction_grades columns")
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 
@@ -429,6 +481,11 @@ def _v8_tune(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(create_table("tune_evaluations", TUNE_EVALUATIONS))
 
 
+def _v9_compaction_grades(con: duckdb.DuckDBPyConnection) -> None:
+    """Recorded compactions graded by what came after them, beside the stand-ins (issue 28)."""
+    con.execute(create_table("compaction_grades", COMPACTION_GRADES))
+
+
 RESULTS_VIEW_V10 = RESULTS_VIEW_V6.replace(", g.instructions_lost\n", ", g.instructions_lost, g.limit_kept\n")
 if "g.limit_kept" not in RESULTS_VIEW_V10:
     raise AssertionError("the results view of migration 10 no longer derives from RESULTS_VIEW_V6")
@@ -451,6 +508,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], 
     (6, "grounded measures", _v6_grounded),
     (7, "window", _v7_window),
     (8, "tune searches", _v8_tune),
+    (9, "compaction grades", _v9_compaction_grades),
     (10, "hindsight limit and learn runs", _v10_limit_learn),
 )
 LATEST = MIGRATIONS[-1][0]

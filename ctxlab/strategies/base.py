@@ -19,7 +19,6 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message, as_messages
-from ctxlab.strategies.registry import StrategySpec
 from ctxlab.strategies.result import (
     SUMMARY_CALL,
     CompressionResult,
@@ -31,6 +30,7 @@ from ctxlab.strategies.result import (
     summary_call,
 )
 from ctxlab.strategies.signals import RECORDED_SIGNAL, Measure, Recorded, idle_gap, recorded_total
+from ctxlab.strategies.spec import StrategySpec
 from ctxlab.strategies.trigger import ALWAYS, Trigger, counter_for, event_sizes
 from ctxlab.tokens import TokenCounter, get_counter
 
@@ -58,12 +58,17 @@ class BaseStrategy:
     calls them; docs/strategies.md renders them beside the defaults (`ctxlab.cli.reference`).
     `stateless` marks a strategy whose source edits a copy of the full history on every call
     (server-side context editing): a per-turn replay hands it that history, not its last output.
+    `tuning` (a `ctxlab.strategies.policy.knobs.Tuning`) holds the knobs a user of the source
+    system sets and the snippet forms that write them, which ``ctxlab tune`` searches; `untunable`
+    says why an agent's strategy has none.
     """
 
     name: ClassVar[str] = ""
     building_block: ClassVar[bool] = False
     stateless: ClassVar[bool] = False
     source_names: ClassVar[tuple[tuple[str, str], ...]] = ()
+    tuning: ClassVar[Any] = None  # a Tuning (policy/knobs.py, a layer above: typed loosely here)
+    untunable: ClassVar[str] = ""
 
     @cached_property
     def spec(self) -> StrategySpec:

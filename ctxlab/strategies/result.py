@@ -12,8 +12,8 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from ctxlab.messages import Message
-from ctxlab.strategies.registry import StrategySpec
 from ctxlab.strategies.signals import Recorded
+from ctxlab.strategies.spec import StrategySpec
 from ctxlab.summarize.message import unwrap
 from ctxlab.tokens import TokenCounter
 

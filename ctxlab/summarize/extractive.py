@@ -4,9 +4,14 @@ Each message yields scored items for the sections of `ctxlab.summarize.sections`
 constraint and decision sentences, files read and modified from tool calls, commands, error
 lines, progress and next steps, sentences dense in concrete details). Items are deduplicated,
 ranked within their section (section weight + intrinsic score + recency) and the lowest ranked
-are left out until the rendered summary fits `max_tokens`. Items are whole (a sentence, a path,
+are left out until the rendered summary fits its length. Items are whole (a sentence, a path,
 a command), so nothing is cut mid-path. A previous summary is parsed and folded in: its file
 lists, goals, constraints and decisions carry forward, its progress yields to newer progress.
+
+Its length is what an LLM answering the same request would write (`ctxlab.summarize.length`,
+calibrated on the compactions agents' logs record), at most `max_tokens`: `prompts` are the
+requests it stands in for (ctxlab's structured ones by default; an agent's own in its voice).
+``length="cap"`` fills `max_tokens` instead, as before the calibration (issue 28).
 
 Per-message extraction is cached by message, so per-turn replays extract each message once.
 """
@@ -18,9 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
 from ctxlab.summarize import heuristics as h
 from ctxlab.summarize.base import SummaryResult
+from ctxlab.summarize.length import STRUCTURED, Prompts, summary_length
 from ctxlab.summarize.message import unwrap
 from ctxlab.summarize.sections import (
     COMMANDS,
@@ -40,6 +47,7 @@ from ctxlab.summarize.sections import (
 )
 from ctxlab.summarize.toolcalls import classify, tool_names
 from ctxlab.tokens import TokenCounter
+from ctxlab.tokens.clip import clip_to_tokens
 
 _WEIGHTS = {GOAL: 6.0, CONSTRAINTS: 6.0, DECISIONS: 5.5, MODIFIED: 5.0, ERRORS: 4.0, NEXT: 4.0,
             READ: 3.5, PROGRESS: 3.0, COMMANDS: 3.0, CONTEXT: 2.0, DETAILS: 1.0}
@@ -50,6 +58,7 @@ _REQUEST_CHARS = 280
 _SENTENCE_CHARS = 240
 _COMMAND_CHARS = 160
 _EXTRACT_ENTRIES = 50_000
+LENGTHS = ("calibrated", "cap")
 
 
 class Item(NamedTuple):
@@ -64,32 +73,51 @@ class Item(NamedTuple):
 
 @dataclass(frozen=True)
 class ExtractiveSummarizer:
-    """The offline structured summarizer (see the module docstring)."""
+    """The offline structured summarizer (see the module docstring).
 
+    Attributes:
+        length: ``calibrated`` (as long as an LLM answering `prompts` would write) or ``cap``
+            (fill `max_tokens`, the behaviour before issue 28).
+        prompts: the LLM requests it stands in for.
+    """
+
+    length: str = "calibrated"
+    prompts: Prompts = STRUCTURED
     kind = "extractive"
+
+    def __post_init__(self) -> None:
+        if self.length not in LENGTHS:
+            raise CtxlabError(f"unknown summary length {self.length!r} (valid: {', '.join(LENGTHS)})")
 
     @property
     def name(self) -> str:
-        return self.kind
+        return self.kind if self.length == LENGTHS[0] else f"{self.kind}:length={self.length}"
 
     def summarize(self, messages: Sequence[Message], *, previous_summary: str | None = None,
                   counter: TokenCounter, max_tokens: int) -> SummaryResult:
+        return self._summarize(messages, previous_summary, counter, max_tokens, prefix=False)
+
+    def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
+                              max_tokens: int) -> SummaryResult:
+        """The prefix of a split turn: the same extraction, without a previous summary, as long as
+        an answer to the turn-prefix request."""
+        return self._summarize(messages, None, counter, max_tokens, prefix=True)
+
+    def _summarize(self, messages: Sequence[Message], previous_summary: str | None, counter: TokenCounter,
+                   max_tokens: int, *, prefix: bool) -> SummaryResult:
         started = time.perf_counter()
         previous = [previous_summary] if previous_summary else []
         previous += [unwrap(m.text) for m in messages if m.mark == "summary"]
         items = gather([m for m in messages if m.mark != "summary"])
         if previous:
             items = merge(parse_summary("\n\n".join(previous)), items)
-        text = fit(_first_goal_first(items), counter, max_tokens)
-        return SummaryResult(
-            text=text, input_tokens=sum(counter.count_message(m) for m in messages),
-            output_tokens=counter.count(text), cost_usd=0.0,
-            latency_ms=(time.perf_counter() - started) * 1000, model=self.kind)
-
-    def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
-                              max_tokens: int) -> SummaryResult:
-        """The prefix of a split turn: the same extraction, without a previous summary."""
-        return self.summarize(messages, counter=counter, max_tokens=max_tokens)
+        read = sum(counter.count_message(m) for m in messages)
+        prompt = self.prompts.prefix if prefix else self.prompts.update if previous else self.prompts.history
+        length = max_tokens if self.length == "cap" else min(
+            max_tokens, summary_length(counter.count(prompt), read + counter.count(previous_summary or "")))
+        text = fit(_first_goal_first(items), counter, length)
+        return SummaryResult(text=text, input_tokens=read, output_tokens=counter.count(text), cost_usd=0.0,
+                             latency_ms=(time.perf_counter() - started) * 1000, model=self.kind)
 
 
 def gather(messages: Sequence[Message]) -> list[Item]:
@@ -155,6 +183,8 @@ def fit(items: list[Item], counter: TokenCounter, max_tokens: int) -> str:
     while chosen and counter.count(text) > max_tokens:  # the per-line estimate was short: trim more
         chosen.pop()
         text = _render([items[i] for i in chosen])
+    if not text:  # no whole item fits: the best one, cut to the length (an LLM would still say something)
+        text = clip_to_tokens(_render([items[order[0]]]), max_tokens, counter, head_share=1.0)
     return text
 
 

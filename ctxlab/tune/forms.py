@@ -1,6 +1,6 @@
 """Writing and reading knob values in an agent's own file formats.
 
-`render` writes written values (by knob name) in a `ctxlab.tune.knobs.Form`; `read` reads them
+`render` writes written values (by knob name) in a `ctxlab.strategies.policy.knobs.Form`; `read` reads them
 back from such a text (what is absent is None: the agent's default). JSON, TOML and YAML are read
 with real parsers (``json``, ``tomllib``, PyYAML), Python with ``ast`` (keyword arguments of the
 form's calls, evaluated as literals: nothing is executed), environment lines and command lines
@@ -15,17 +15,18 @@ import ast
 import json
 import shlex
 import tomllib
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
-from ctxlab.tune.knobs import Form
+from ctxlab.registry import Registry
+from ctxlab.strategies.policy.knobs import Form
 
 
 def render(form: Form, values: Mapping[str, Any]) -> str:
     """The text of `form` carrying `values` (written values by knob name)."""
     present = {name: values.get(name) for name in form.paths if values.get(name) is not None}
-    return _RENDER[form.kind](form, present)
+    return KINDS.get(form.kind).render(form, present)
 
 
 def read(form: Form, text: str) -> dict[str, Any]:
@@ -35,7 +36,7 @@ def read(form: Form, text: str) -> dict[str, Any]:
         CtxlabError: the text does not parse as the form's kind.
     """
     try:
-        return _READ[form.kind](form, text)
+        return KINDS.get(form.kind).read(form, text)
     except (ValueError, SyntaxError, TypeError, tomllib.TOMLDecodeError) as exc:
         raise CtxlabError(f"{form.title}: does not parse as {form.kind} ({exc})") from exc
 
@@ -184,12 +185,20 @@ def _read_yaml(form: Form, text: str) -> dict[str, Any]:
         raise ValueError(str(exc)) from exc
 
 
-_RENDER = {"json": _render_json, "yaml": _render_yaml, "toml": _render_toml, "env": _render_env,
-           "cli": _render_cli, "python": _render_python}
-_READ = {"json": lambda form, text: _from_doc(form, json.loads(text)),
-         "toml": lambda form, text: _from_doc(form, tomllib.loads(text)),
-         "yaml": _read_yaml, "env": _read_env, "cli": _read_cli, "python": _read_python}
+class Kind(NamedTuple):
+    """How a form kind is written (`render`) and read back (`read`)."""
 
-KINDS = tuple(_RENDER)
+    render: Callable[[Form, Mapping[str, Any]], str]
+    read: Callable[[Form, str], dict[str, Any]]
+
+
+KINDS: Registry[Kind] = Registry("snippet form kind")
+for _name, _kind in (("json", Kind(_render_json, lambda form, text: _from_doc(form, json.loads(text)))),
+                     ("yaml", Kind(_render_yaml, _read_yaml)),
+                     ("toml", Kind(_render_toml, lambda form, text: _from_doc(form, tomllib.loads(text)))),
+                     ("env", Kind(_render_env, _read_env)), ("cli", Kind(_render_cli, _read_cli)),
+                     ("python", Kind(_render_python, _read_python))):
+    KINDS.register(_name, _kind)
+
 
 __all__ = ["KINDS", "read", "render"]

@@ -1,11 +1,12 @@
-"""Markdown for docs/tuning.md, generated from the knob table (``make docs`` runs it through cog):
-each agent's knobs with their sources, and its snippets at a window."""
+"""Markdown for docs/tuning.md, generated from the knobs the presets declare (``make docs`` runs it
+through cog): the index of tunable presets, each agent's knobs with their sources, and its snippets
+at a window."""
 
 from __future__ import annotations
 
-from ctxlab.tune.agents import knobs_for
+from ctxlab.strategies.policy.knobs import Bound, Knob, Span, Tuning, W
+from ctxlab.tune.agents import knobs_for, tunable
 from ctxlab.tune.evidence import written
-from ctxlab.tune.knobs import Bound, Knob, Span, W
 from ctxlab.tune.snippets import render_snippets
 
 _FENCE = {"json": "json", "toml": "toml", "yaml": "yaml", "env": "sh", "cli": "sh", "python": "python"}
@@ -17,24 +18,30 @@ def knob_table(preset: str) -> str:
     entry = knobs_for(preset)
     rows = ["| knob | ctxlab parameters | type | source allows | searched | default | defined in |",
             "|---|---|---|---|---|---|---|"]
-    rows += [_row(knob) for knob in entry.knobs]
+    rows += [_row(entry, knob) for knob in entry.knobs]
     notes = [f"- `{knob.name}`: {knob.note}" for knob in entry.knobs if knob.note]
-    if entry.constraints:
-        notes += [f"- constraint: {c.text}" for c in entry.constraints]
-    if entry.pending:
-        adds = f"; it must add {', '.join(f'`{a}`' for a in entry.adds)}" if entry.adds else ""
-        notes.append(f"- `{preset}` is not a registered preset yet: these knobs map onto the policy model{adds}.")
+    notes += [f"- constraint: {c.text}" for c in entry.constraints]
     return "\n".join([*rows, "", *notes]) + "\n"
 
 
-def _row(knob: Knob) -> str:
+def tunable_index() -> str:
+    """A markdown table of every tunable preset: the agent, its knobs and the source they cite."""
+    rows = ["| preset | agent | knobs | source |", "|---|---|---|---|"]
+    for preset in tunable():
+        entry = knobs_for(preset)
+        rows.append(f"| `{preset}` | {entry.agent} | {', '.join(f'`{k.name}`' for k in entry.knobs)} | "
+                    f"{entry.source} |")
+    return "\n".join(rows) + "\n"
+
+
+def _row(entry: Tuning, knob: Knob) -> str:
     kind = f"{knob.kind}, {knob.unit}" if knob.unit else knob.kind
     searched = _span(knob.searched) if knob.searched else "not searched"
     if knob.searched is not None and knob.searched.why:
         searched += f" ({knob.searched.why})"
     default = "unset" if knob.default is None else f"`{written(knob.default)}`"
     return (f"| `{knob.name}` | {', '.join(f'`{p}`' for p in knob.params)} | {kind} | "
-            f"{_span(knob.allowed) if knob.allowed else 'any'} | {searched} | {default} | {knob.source} |")
+            f"{_span(knob.allowed) if knob.allowed else 'any'} | {searched} | {default} | {entry.cite(knob.where)} |")
 
 
 def _span(span: Span) -> str:
@@ -58,4 +65,4 @@ def snippet_examples(preset: str, window: int = 64_000) -> str:
     return "\n".join(blocks)
 
 
-__all__ = ["knob_table", "snippet_examples"]
+__all__ = ["knob_table", "snippet_examples", "tunable_index"]

@@ -1,15 +1,12 @@
 """A setting in the agent's own terms: snippets to paste, and back.
 
 `render_snippets` takes a preset and ctxlab parameters (any subset; the rest are the preset's defaults) and
-writes every `ctxlab.tune.knobs.Form` of its entry: pi's settings.json block, Codex's config.toml
+writes every `ctxlab.strategies.policy.knobs.Form` of its preset: pi's settings.json block, Codex's config.toml
 keys, a LangChain or inspect_ai constructor, an OpenHands condenser, environment variables, an
 Anthropic request body. Units convert on the way: a share becomes a percentage (Claude Code),
 tokens an absolute limit at the given window (Codex), a reserve below the window (pi, opencode).
 `parse_snippet` reads such a text back into ctxlab parameters, so a snippet survives the round trip
 ``text -> parameters -> text``.
-
-For a ``pending`` entry (its preset not registered yet) the defaults are the policy model's, with
-each knob at the agent's default.
 """
 
 from __future__ import annotations
@@ -19,9 +16,9 @@ from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
 from ctxlab.strategies import strategy_params
+from ctxlab.strategies.policy.knobs import Form, Tuning
 from ctxlab.tune import forms
 from ctxlab.tune.agents import knobs_for
-from ctxlab.tune.knobs import AgentKnobs, Form
 
 
 class Snippet(NamedTuple):
@@ -35,15 +32,9 @@ class Snippet(NamedTuple):
     source: str
 
 
-def base_params(entry: AgentKnobs, window: int) -> dict[str, Any]:
-    """The parameters a setting overrides: the preset's defaults, or for a pending entry the policy
-    model's with every knob at the agent's default."""
-    if not entry.pending:
-        return strategy_params(entry.preset)
-    params = strategy_params("policy")
-    for knob in entry.knobs:
-        params |= knob.encode(knob.default, window)
-    return params
+def base_params(entry: Tuning, window: int) -> dict[str, Any]:
+    """The parameters a setting overrides: the preset's defaults."""
+    return strategy_params(entry.preset)
 
 
 def written_values(preset: str, params: Mapping[str, Any], window: int) -> dict[str, Any]:
@@ -66,7 +57,8 @@ def render_snippets(preset: str, params: Mapping[str, Any], window: int) -> tupl
     """
     entry = knobs_for(preset)
     values = written_values(preset, params, window)
-    return tuple(Snippet(preset, entry.agent, form.kind, form.title, forms.render(form, values), str(form.source))
+    return tuple(Snippet(preset, entry.agent, form.kind, form.title, forms.render(form, values),
+                         str(entry.cite(form.where)))
                  for form in entry.forms)
 
 
@@ -96,7 +88,7 @@ def parse_snippet(preset: str, text: str, window: int, kind: str | None = None) 
     return params
 
 
-def _form(entry: AgentKnobs, kind: str | None) -> Form:
+def _form(entry: Tuning, kind: str | None) -> Form:
     for form in entry.forms:
         if kind is None or form.kind == kind:
             return form

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError, UnknownNameError
+from ctxlab.strategies.policy.knobs import Knob, Tuning
 from ctxlab.tune.agents import knobs_for
-from ctxlab.tune.knobs import AgentKnobs, Knob
 from ctxlab.tune.snippets import written_values
 
 # Five points per knob: both ends, the middle and the quarter points; two knobs make 25 settings.
@@ -50,7 +50,7 @@ def on_step(x: float, knob: Knob) -> float:
     return int(round(value)) if knob.kind == "int" else value
 
 
-def dimensions(entry: AgentKnobs, window: int, names: Sequence[str] | None = None) -> tuple[Dimension, ...]:
+def dimensions(entry: Tuning, window: int, names: Sequence[str] | None = None) -> tuple[Dimension, ...]:
     """The searched knobs of `entry` at `window` tokens (those in `names`, or every one whose span is
     not empty there: the others stay at the preset's value, see `held`).
 
@@ -76,7 +76,7 @@ def dimensions(entry: AgentKnobs, window: int, names: Sequence[str] | None = Non
     return tuple(_dimension(searchable[name], window) for name in chosen)
 
 
-def held(entry: AgentKnobs, window: int) -> dict[str, str]:
+def held(entry: Tuning, window: int) -> dict[str, str]:
     """The searchable knobs of `entry` whose span is empty at `window` tokens, each with the reason:
     the tuner leaves them at the preset's value (an Anthropic compaction trigger cannot go under
     50,000 tokens, so at a smaller window the API never compacts before the window is full)."""

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 from ctxlab.errors import CtxlabError
-from ctxlab.tune.agents import KNOBS
+from ctxlab.strategies.policy.knobs import Tuning
+from ctxlab.tune.agents import knobs_for, tunable
 from ctxlab.tune.evaluate import Evaluator, spec_text
-from ctxlab.tune.knobs import AgentKnobs
 from ctxlab.tune.sessions import Sessions
 from ctxlab.tune.space import Dimension, dimensions, setting
 
@@ -52,7 +52,7 @@ class Timing(NamedTuple):
         return self.cpu_median_s <= GOAL_S
 
 
-def searchable(entry: AgentKnobs, window: int) -> tuple[Dimension, ...]:
+def searchable(entry: Tuning, window: int) -> tuple[Dimension, ...]:
     """The knobs of `entry` with something to search at `window` (each tried alone, so one knob
     whose span starts above the window does not hide the others)."""
     found: list[Dimension] = []
@@ -69,8 +69,8 @@ def searchable(entry: AgentKnobs, window: int) -> tuple[Dimension, ...]:
 def changes(policy: str, window: int, n: int = CHANGES) -> list[tuple[str, int]]:
     """`n` settings of `policy` a user could move to, as (strategy spec, window) pairs (fewer when
     the knobs' grids or constraints allow fewer distinct settings)."""
-    entry = KNOBS.get(policy)
-    dims = searchable(entry, window) if entry is not None and not entry.pending else ()
+    entry = knobs_for(policy) if policy in tunable() else None
+    dims = searchable(entry, window) if entry is not None else ()
     if entry is None or not dims:
         return [(policy, int(window * share)) for share in WINDOW_STEPS[:n]]
     out = []

@@ -79,7 +79,7 @@ def search(preset: str, objective: Objective, *, window: int, goal: Goal, knobs:
     """Search `preset`'s knobs at `window` tokens.
 
     Args:
-        preset: a preset in the knob table (`ctxlab.tune.agents.KNOBS`).
+        preset: a preset with knobs (`ctxlab.tune.agents.tunable`).
         objective: evaluates a setting (see the module docstring).
         window: the context window (tokens) the settings are for.
         goal: which measures are quality, cost and (optionally) rejected calls.
@@ -102,7 +102,7 @@ def search(preset: str, objective: Objective, *, window: int, goal: Goal, knobs:
     run = _Run(objective, goal, cache)
     run.evaluate(setting(preset, window, {}, scope))
     if chosen == "grid":
-        for numbers in _grid(dims, grid_points):
+        for numbers in grid(dims, grid_points):
             candidate = setting(preset, window, numbers, scope)
             if not entry.violations(candidate.values):
                 run.evaluate(candidate)
@@ -124,7 +124,7 @@ def _method(method: str, dims: Sequence[Dimension]) -> str:
     return method
 
 
-def _grid(dims: Sequence[Dimension], points: int) -> list[dict[str, float]]:
+def grid(dims: Sequence[Dimension], points: int) -> list[dict[str, float]]:
     combos: list[dict[str, float]] = [{}]
     for dim in dims:
         combos = [{**combo, dim.name: x} for combo in combos for x in dim.grid(points)]
@@ -161,8 +161,7 @@ class _Run:
         return evaluation
 
     def _run(self, candidate: Setting) -> Samples:
-        if not knobs_for(candidate.preset).pending:
-            get_strategy(candidate.preset, **candidate.params)  # a setting the preset rejects fails here, named
+        get_strategy(candidate.preset, **candidate.params)  # a setting the preset rejects fails here, named
         samples = self.objective(candidate)
         if self.cache is not None:
             self.cache.put(candidate.key, samples)
@@ -177,4 +176,4 @@ class _Run:
 
 
 __all__ = ["DEFAULT_TRIALS", "EvaluationCache", "MAX_GRID_KNOBS", "MemoryCache", "Objective", "SearchResult",
-           "search"]
+           "grid", "search"]

@@ -27,6 +27,9 @@ front = data.policy_front(db, run_id, dataset, reference, window, price_model)
 choice = R.recommend(front)
 if choice is not None:
     st.success(f"**Recommended: {ui.md(choice.label)}** ({ui.md(choice.counter)}). {ui.md(choice.evidence)}")
+standin = data.standin_gap(db)
+if standin is not None:  # every summary here was written offline: how kind that stand-in was
+    (st.warning if standin.kinder else st.caption)(f"Summaries written offline (the stand-in): {ui.md(standin.line())}")
 x, xlabel = ("effective_usd", f"$ per session with prompt caching + refetch ({price_model})") if price_model else \
     ("effective_tokens", "tokens sent + refetch per session")
 png = ui.show(P.policy_front(front, x=x, xlabel=xlabel, chosen=choice.label if choice else None))

@@ -70,11 +70,35 @@ def test_compactions_prints_the_agent_beside_ctxlab(logs):
     result = invoke("compactions", logs[0])
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "Recorded compactions (tokens: o200k_base;" in out and "Mean over compactions" in out
+    assert "Recorded compactions graded by the calls up to the next one (tokens: o200k_base;" in out
+    assert "Regex fact recall at the agent's size (tokens: o200k_base;" in out and "Mean over compactions" in out
     assert "log-50" in out
-    for candidate in ("agent", "compaction", "sliding_window"):
+    for candidate in ("agent", "compaction", "sliding_window", "claude_code", "anthropic_compaction"):
         assert candidate in out
     assert "%" in out
+
+
+def test_compactions_json_lines_and_the_store(tmp_path):
+    from ctxlab import store
+    from ctxlab.store.compaction_grades import compaction_grades
+
+    source = REALLOGS / "claude_code" / "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"
+    db = tmp_path / "grades.duckdb"
+    result = invoke("compactions", source, "--json", "--standin", "claude_code", "--standin", "pi", "--db", db)
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert [r["candidate"] for r in rows] == ["agent", "claude_code", "pi"]
+    for r in rows:
+        assert {"conversation_id", "at", "index", "trigger", "candidate", "needed", "needed_kept", "needed_recall",
+                "in_context_recall", "refetch_observed_tokens", "refetch_model_tokens"} <= set(r)
+        assert (r["at"], r["index"], r["trigger"], r["needed"]) == (302, 302, "auto", 25)
+        assert r["needed_recall"] == pytest.approx(r["needed_kept"] / r["needed"])
+    assert rows[0]["refetch_observed_tokens"] > 0 and rows[1]["refetch_observed_tokens"] is None
+    with store.reading(db) as con:
+        stored = compaction_grades(con)
+        assert store.current_version(con) == store.LATEST >= 9
+    assert list(stored["candidate"]) == ["agent", "claude_code", "pi"] and set(stored["counter"]) == {"o200k_base"}
+    assert list(stored["needed_kept"]) == [r["needed_kept"] for r in rows]
 
 
 def test_compactions_with_a_strategy_spec_and_bad_records(tmp_path):
@@ -96,6 +120,8 @@ def test_compactions_without_any_is_one_line(tmp_path):
     assert result.exit_code == 1 and "no recorded compactions" in result.output and "Traceback" not in result.output
     result = invoke("compactions", source, "--strategy", "no_such_strategy")
     assert result.exit_code == 1 and "no_such_strategy" in result.output and "Traceback" not in result.output
+    result = invoke("compactions", source, "--standin", "no_such_preset")
+    assert result.exit_code == 1 and "no_such_preset" in result.output and "Traceback" not in result.output
 
 
 def test_calibrate_warns_when_there_are_fewer_observations_than_weights_can_bear(logs, tmp_path):

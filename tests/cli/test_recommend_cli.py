@@ -33,6 +33,25 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
     assert "hindsight limit" in header and "headroom closed" in header
     assert "Hindsight limit: the most needed strings any policy could send" in " ".join(result.output.split())
     assert (front["limit_recall"] >= front["needed_recall"] - 1e-12).all() and front["limit_recall"].notna().all()
+    # No compaction in the bundled sessions: the verdict carries the one measured on the shared logs.
+    text = " ".join(result.output.split())
+    assert "Summaries written offline (the stand-in): 2 recorded compactions (the shared real logs, shipped)" in text
+
+
+def test_recommend_on_logs_with_compactions_carries_their_own_figure(tmp_path):
+    from tests.cost.conftest import REALLOGS
+
+    db = str(tmp_path / "r.duckdb")
+    log = REALLOGS / "claude_code" / "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"
+    result = CliRunner().invoke(app, ["recommend", str(log), "--window", "64000", "--workers", "0", "--db", db,
+                                      "--strategy", "claude_code", "--strategy", "sliding_window"],
+                                env={"COLUMNS": "220"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "1 recorded compaction (your logs): stand-in 24%, agents' own summaries 36%" in text
+    with store.reading(db) as con:
+        from ctxlab.store.compaction_grades import compaction_grades
+        assert list(compaction_grades(con)["candidate"]) == ["agent", "claude_code"]
 
 
 def test_recommend_needs_a_window():

@@ -196,6 +196,7 @@ def test_policy_page_shows_the_front_and_the_recommendation(demo_db: Path, monke
     assert set(shown["label"]) == set(results[results["mode"] == "per-turn"]["label"])
     assert list(shown.columns[2:5]) == ["needed_recall", "needed_low", "needed_high"]  # the grounded measure first
     assert "regex_fact_recall" in shown and shown["needed_recall"].is_monotonic_decreasing
+    assert any("Summaries written offline (the stand-in): 2 recorded compactions" in c.value for c in at.caption)
     smallest = min(at.select_slider(key="policy_window").options, key=int)
     at.select_slider(key="policy_window").set_value(int(smallest)).run()
     no_errors(at)

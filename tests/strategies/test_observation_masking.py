@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ctxlab.strategies import get_strategy, strategy_params
-from ctxlab.strategies.observation_masking import is_placeholder
+from ctxlab.strategies.general.observation_masking import is_placeholder
 from tests.builders import Convo, agent_session, huge_text
 
 BIG = 10**9

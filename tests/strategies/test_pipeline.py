@@ -9,8 +9,8 @@ import pytest
 from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.messages import Message
 from ctxlab.strategies import BaseStrategy, Plan, Request, StrategySpec, get_strategy
-from ctxlab.strategies.observation_masking import ObservationMasking
-from ctxlab.strategies.pipeline import DEFAULT_STEPS, Pipeline
+from ctxlab.strategies.general.observation_masking import ObservationMasking
+from ctxlab.strategies.general.pipeline import DEFAULT_STEPS, Pipeline
 from ctxlab.strategies.seeds.sliding_window import SlidingWindow
 from ctxlab.strategies.seeds.window_guard import WindowGuard
 from tests.builders import Convo, agent_session, huge_text

@@ -9,8 +9,8 @@ import pytest
 
 from ctxlab.messages import Message
 from ctxlab.strategies import get_strategy
-from ctxlab.strategies.mechanics.aider_split import aider_split, head_read
-from ctxlab.summarize import agent_prompts_late as lp
+from ctxlab.strategies.mechanics.half_split import half_split, head_read
+from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize import get_summarizer
 from ctxlab.summarize.cache import MemoryCache
 from tests.summarize.fake_openai import FakeOpenAI
@@ -49,14 +49,14 @@ def test_only_completed_exchanges_count_and_only_over_the_budget() -> None:
 
 def test_tail_stays_under_half_the_budget_and_the_head_ends_with_an_assistant_message() -> None:
     """12 messages of 100: the tail takes 5 (500 < 512), split 7; messages[6] is a user message, so 6."""
-    assert aider_split([100] * 12, ["user", "assistant"] * 6, 1024, depth=0) == 6
+    assert half_split([100] * 12, ["user", "assistant"] * 6, 1024, depth=0) == 6
     r = run(request(*[100] * 12))
     assert [m.id for m in r.messages] == ["s", "summary@m5", *(f"m{i}" for i in range(6, 12)), "now"]
     assert r.messages[1].text == "I spoke to you previously about a number of things.\n" + r.summary
 
 
 def test_small_histories_are_summarized_whole_and_answered_ok() -> None:
-    assert aider_split([400] * 4, ["user", "assistant"] * 2, 1024, depth=0) == 0
+    assert half_split([400] * 4, ["user", "assistant"] * 2, 1024, depth=0) == 0
     r = run(request(400, 400, 400, 400))
     assert [(m.role, m.mark) for m in r.messages] == [("system", None), ("user", "summary"), ("assistant", "marker"),
                                                       ("user", None)]
@@ -64,16 +64,16 @@ def test_small_histories_are_summarized_whole_and_answered_ok() -> None:
 
 
 def test_a_split_at_four_or_before_and_a_deep_recursion_summarize_everything() -> None:
-    assert aider_split([100, 100, 100, 100, 100, 400], ["user", "assistant"] * 3, 1024, depth=0) == 0
-    assert aider_split([100] * 12, ["user", "assistant"] * 6, 1024, depth=4) == 0
-    assert aider_split([100] * 12, ["user", "assistant"] * 6, 1024, depth=3) == 6
+    assert half_split([100, 100, 100, 100, 100, 400], ["user", "assistant"] * 3, 1024, depth=0) == 0
+    assert half_split([100] * 12, ["user", "assistant"] * 6, 1024, depth=4) == 0
+    assert half_split([100] * 12, ["user", "assistant"] * 6, 1024, depth=3) == 6
 
 
 def test_a_head_never_ends_between_a_call_and_its_results() -> None:
     """The tail (3 x 100 < 350) starts on a tool result at 8; 7 made that call, so the head ends at 6."""
     roles = ["user", "assistant"] * 4 + ["tool", "tool", "assistant"]
-    assert aider_split([100] * 11, roles, 700, depth=0) == 6
-    assert aider_split([100] * 11, ["user", "assistant"] * 5 + ["user"], 700, depth=0) == 8
+    assert half_split([100] * 11, roles, 700, depth=0) == 6
+    assert half_split([100] * 11, ["user", "assistant"] * 5 + ["user"], 700, depth=0) == 8
 
 
 def test_the_summarizer_reads_the_head_only_up_to_its_input_limit() -> None:
@@ -99,7 +99,7 @@ def test_summary_and_tail_over_the_budget_recurse_one_level_deeper() -> None:
                                 cache=MemoryCache(), base_delay=0.01)
         r = get_strategy("aider", summarizer=engine).compress(recursion_request(), WINDOW, counter="chars4")
     first, second = server.requests
-    assert first["messages"][0] == {"role": "system", "content": lp.AIDER_SUMMARIZE_PROMPT}
+    assert first["messages"][0] == {"role": "system", "content": ap.AIDER_SUMMARIZE_PROMPT}
     assert "m6" not in first["messages"][1]["content"] and "m6" in second["messages"][1]["content"]
     # 550 + 505 >= 1024: depth 1 on [summary, u 300, a 205], three messages: everything, then "Ok."
     assert [(m.role, m.mark) for m in r.messages][1:] == [("user", "summary"), ("assistant", "marker"), ("user", None)]

@@ -9,8 +9,8 @@ import json
 
 from ctxlab.messages import Message, ToolCall
 from ctxlab.strategies import get_strategy
-from ctxlab.strategies.mechanics import cline_cut as cc
-from ctxlab.summarize import agent_prompts_late as lp
+from ctxlab.strategies.mechanics import safe_cut as cc
+from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize import get_summarizer
 from ctxlab.summarize.cache import MemoryCache
 from tests.builders import prose
@@ -97,9 +97,9 @@ def test_llm_request_cuts_tool_results_and_hands_over_the_previous_summary() -> 
         r = get_strategy("cline", keep_tokens=10, summarizer=engine).compress(messages, 1000, counter="o200k_base")
     (request,) = server.requests
     system, body = request["messages"]
-    assert system == {"role": "system", "content": lp.CLINE_SYSTEM_PROMPT}
+    assert system == {"role": "system", "content": ap.CLINE_SYSTEM_PROMPT}
     text = body["content"]
-    assert text.startswith(lp.CLINE_SUMMARY_REQUEST.format(read="src/parse.py", edited="src/api.py"))
+    assert text.startswith(ap.CLINE_SUMMARY_REQUEST.format(read="src/parse.py", edited="src/api.py"))
     assert "\n\nPrevious summary:\n## Goal\n- Port io.py" in text and "\n\nConversation:\n" in text
     assert f"{LONG[:2000]}\n...[truncated {len(LONG) - 2000} chars]" in text and LONG[:2001] not in text
     # the model wrote no ## Files: Cline's section follows, the previous summary's files carried

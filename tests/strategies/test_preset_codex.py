@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ctxlab.messages import Message, ToolCall
 from ctxlab.strategies import get_strategy
-from ctxlab.strategies.mechanics.codex_handoff import truncate_tokens, user_messages
+from ctxlab.strategies.mechanics.handoff import truncate_tokens, user_messages
 from ctxlab.summarize import agent_prompts as ap
 from ctxlab.tokens import get_counter
 

@@ -12,8 +12,8 @@ import pytest
 
 from ctxlab.messages import Message, ToolCall
 from ctxlab.strategies import get_strategy
-from ctxlab.strategies.mechanics import gemini_history as gh
-from ctxlab.summarize import agent_prompts_late as lp
+from ctxlab.strategies.mechanics import char_share as gh
+from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize import get_summarizer
 from ctxlab.summarize.cache import MemoryCache
 from ctxlab.tokens import get_counter
@@ -80,7 +80,7 @@ def test_the_request_being_built_and_the_latest_turn_are_never_counted() -> None
 
 
 def test_exempt_tools_and_masked_outputs_are_passed_over() -> None:
-    earlier = lp.GEMINI_MASKED.format(preview="{}", path="tool-outputs/x.txt")
+    earlier = ap.GEMINI_MASKED.format(preview="{}", path="tool-outputs/x.txt")
     session = loop(out(60_000), out(35_000), earlier, out(30_000), out(25_000), "pending", tools=("activate_skill",))
     r = get_strategy("gemini_cli").compress(session, HUGE, counter="o200k_base")
     # 25k, 30k (crosses 50k), the masked t2 passed over, 35k: 65k prunable; t0 (a skill) untouched
@@ -178,10 +178,10 @@ def test_llm_writes_the_snapshot_then_the_probe_critiques_it(llm) -> None:
     server, engine = llm
     r = get_strategy("gemini_cli", summarizer=engine).compress(chat_turns(), 3000, counter="o200k_base")
     first, probe = server.requests
-    assert first["messages"][0] == {"role": "system", "content": lp.GEMINI_COMPRESSION_PROMPT}
-    assert first["messages"][-1]["content"] == lp.GEMINI_ANCHOR_NEW + lp.GEMINI_SCRATCHPAD
+    assert first["messages"][0] == {"role": "system", "content": ap.GEMINI_COMPRESSION_PROMPT}
+    assert first["messages"][-1]["content"] == ap.GEMINI_ANCHOR_NEW + ap.GEMINI_SCRATCHPAD
     assert probe["messages"][-2] == {"role": "assistant", "content": "<state_snapshot>first</state_snapshot>"}
-    assert probe["messages"][-1]["content"] == lp.GEMINI_PROBE
+    assert probe["messages"][-1]["content"] == ap.GEMINI_PROBE
     assert r.summary == "<state_snapshot>final</state_snapshot>"
     (call,) = [e for e in r.events if e.name == "summary_call"]
     assert call.payload["input_tokens"] == 2400  # both calls' usage
@@ -193,14 +193,14 @@ def test_llm_integrates_a_previous_snapshot(llm) -> None:
                       mark="summary", source_ids=("x",))
     session = (chat_turns()[0], earlier, *chat_turns()[1:])
     get_strategy("gemini_cli", summarizer=engine).compress(session, 3000, counter="o200k_base")
-    assert server.requests[0]["messages"][-1]["content"].startswith(lp.GEMINI_ANCHOR_PREVIOUS)
+    assert server.requests[0]["messages"][-1]["content"].startswith(ap.GEMINI_ANCHOR_PREVIOUS)
 
 
 def test_offline_a_previous_snapshot_is_read_back_and_carried() -> None:
     earlier = Message("user", "<state_snapshot>\n<overall_goal>\n- Port the parser to parse.py\n</overall_goal>\n"
                               "<active_constraints>\n- Never touch legacy/\n</active_constraints>\n</state_snapshot>",
                       id="old", mark="summary", source_ids=("x",))
-    session = (chat_turns()[0], earlier, Message("assistant", lp.GEMINI_ACK, id="ack"), *chat_turns()[1:])
+    session = (chat_turns()[0], earlier, Message("assistant", ap.GEMINI_ACK, id="ack"), *chat_turns()[1:])
     r = get_strategy("gemini_cli").compress(session, 3000, counter="o200k_base")
     assert "<overall_goal>\n- Port the parser to parse.py" in r.summary
     assert "<active_constraints>\n- Never touch legacy/" in r.summary and "old" in r.messages[1].source_ids

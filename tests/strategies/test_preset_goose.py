@@ -9,8 +9,8 @@ import json
 
 from ctxlab.messages import Message, ToolCall
 from ctxlab.strategies import get_strategy
-from ctxlab.strategies.mechanics.goose_middle_out import fit_input, middle_out
-from ctxlab.summarize import agent_prompts_late as lp
+from ctxlab.strategies.mechanics.middle_out import fit_input, middle_out
+from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize import get_summarizer
 from ctxlab.summarize.cache import MemoryCache
 from ctxlab.tokens import get_counter
@@ -37,7 +37,7 @@ def test_after_a_finished_turn_the_summary_the_conversation_continuation_and_the
     assert [(m.role, m.mark, m.id) for m in r.messages] == [
         ("system", None, "s"), ("user", "summary", "summary@a9"), ("assistant", "marker", "summary@a9:ack"),
         ("user", None, "u2")]
-    assert r.messages[2].text == lp.GOOSE_CONVERSATION_CONTINUATION
+    assert r.messages[2].text == ap.GOOSE_CONVERSATION_CONTINUATION
     assert r.messages[1].text == r.summary and r.summary.startswith("## Goal\n- Count the lines of f0.txt.")
     assert "s" not in r.messages[1].source_ids and "u2" not in r.messages[1].source_ids
 
@@ -46,7 +46,7 @@ def test_in_a_tool_loop_the_continuation_says_to_keep_calling_tools() -> None:
     messages = (SYSTEM, Message("user", "Count the lines of f0.txt.", id="u1"), *exchange(0, "42 lines"),
                 *exchange(1, "7 lines"))
     r = get_strategy("goose").compress(messages, 50, counter="o200k_base")
-    assert [m.id for m in r.messages][::3] == ["s", "u1"] and r.messages[2].text == lp.GOOSE_TOOL_LOOP_CONTINUATION
+    assert [m.id for m in r.messages][::3] == ["s", "u1"] and r.messages[2].text == ap.GOOSE_TOOL_LOOP_CONTINUATION
 
 
 def test_tool_responses_go_from_the_middle_outward() -> None:
@@ -81,8 +81,8 @@ def test_llm_request_renders_the_template_and_drops_middle_responses_on_overflow
                                                                                          counter="o200k_base")
     (request,) = server.requests
     system, user = request["messages"]
-    assert user == {"role": "user", "content": lp.GOOSE_REQUEST}
-    head, _, rest = lp.GOOSE_COMPACTION_PROMPT.partition("{messages}")
+    assert user == {"role": "user", "content": ap.GOOSE_REQUEST}
+    head, _, rest = ap.GOOSE_COMPACTION_PROMPT.partition("{messages}")
     assert system["content"].startswith(head) and system["content"].endswith(rest)
     assert "You are goose" not in system["content"]
     assert [n for n in range(10) if f"out{n} out{n}" not in system["content"]] == [4, 5]  # the 20% level

@@ -16,7 +16,7 @@ from langchain_core.messages.utils import count_tokens_approximately, trim_messa
 from ctxlab.messages import Message, ToolCall
 from ctxlab.strategies import get_strategy
 from ctxlab.strategies.mechanics.integrity import BROKEN_PAIRS
-from ctxlab.strategies.mechanics.langchain_trim import trim_last
+from ctxlab.strategies.mechanics.trim import trim_last
 from ctxlab.summarize.base import SummaryResult
 from ctxlab.tokens import TokenCounter, get_counter
 from tests.builders import Convo

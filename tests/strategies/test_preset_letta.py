@@ -9,8 +9,8 @@ import json
 
 from ctxlab.messages import Message, ToolCall
 from ctxlab.strategies import get_strategy
-from ctxlab.strategies.mechanics.letta_evict import letta_cutoff
-from ctxlab.summarize import agent_prompts_late as lp
+from ctxlab.strategies.mechanics.evict import evict_cutoff
+from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize import get_summarizer
 from ctxlab.summarize.cache import MemoryCache
 from tests.builders import prose
@@ -44,25 +44,25 @@ def test_cutoff_grows_by_tenths_until_the_rest_fits_in_70_percent() -> None:
         tried.append(i)
         return (21 - i) * 5000
 
-    assert letta_cutoff(ROLES, kept, 100_000, 0.3) == 9 and tried == [7, 9]
+    assert evict_cutoff(ROLES, kept, 100_000, 0.3) == 9 and tried == [7, 9]
 
 
 def test_the_share_steps_in_floats_and_fails_past_one() -> None:
     """0.3 + 0.1 ... : cuts 8, 10, 13, 15, 17, 19, 21 (0.9999999999999999 x 21), then 23 (1.0999...):
     one attempt past 1.0 is made, and then no cutoff."""
     tried: list[int] = []
-    assert letta_cutoff(ROLES, lambda i: tried.append(i) or 10**9, 100_000, 0.3) is None
+    assert evict_cutoff(ROLES, lambda i: tried.append(i) or 10**9, 100_000, 0.3) is None
     assert tried == [7, 9, 13, 15, 17, 19, 19, 19]
 
 
 def test_a_cut_on_a_tool_result_moves_down_to_the_assistant_that_called() -> None:
     roles = ["system", "user", "assistant", "tool", "tool", "assistant", "user"]
-    assert letta_cutoff(roles, lambda i: 0, 100, 0.3) == 2  # 0.4 x 7 = 2.8 -> 3 (a result) -> 2
+    assert evict_cutoff(roles, lambda i: 0, 100, 0.3) == 2  # 0.4 x 7 = 2.8 -> 3 (a result) -> 2
 
 
 def test_no_assistant_message_or_one_at_the_end_means_no_cutoff() -> None:
-    assert letta_cutoff(["system", "user", "user", "user"], lambda i: 0, 100, 0.3) is None
-    assert letta_cutoff(["system", "user", "assistant"], lambda i: 0, 100, 0.3) is None
+    assert evict_cutoff(["system", "user", "user", "user"], lambda i: 0, 100, 0.3) is None
+    assert evict_cutoff(["system", "user", "assistant"], lambda i: 0, 100, 0.3) is None
 
 
 def test_sliding_window_summary_is_a_system_alert_after_the_system_prompt() -> None:
@@ -71,7 +71,7 @@ def test_sliding_window_summary_is_a_system_alert_after_the_system_prompt() -> N
     note = r.messages[1]
     alert = json.loads(note.text)
     assert alert["type"] == "system_alert" and set(alert) == {"type", "message"}
-    assert alert["message"] == lp.LETTA_SUMMARY_WRAPPER.format(evicted=7, summary=r.summary)  # 21 - (13 + 1)
+    assert alert["message"] == ap.LETTA_SUMMARY_WRAPPER.format(evicted=7, summary=r.summary)  # 21 - (13 + 1)
     assert set(note.source_ids) == {f"m{i}" for i in range(1, 9)}
 
 
@@ -103,6 +103,6 @@ def test_llm_summary_is_clipped_at_50000_characters() -> None:
         r = get_strategy("letta", summarizer=engine, summary_max_tokens=100_000).compress(conversation(), 100_000,
                                                                                           counter="chars4")
     (request,) = server.requests
-    assert request["messages"][0] == {"role": "system", "content": lp.LETTA_SLIDING_PROMPT}
+    assert request["messages"][0] == {"role": "system", "content": ap.LETTA_SLIDING_PROMPT}
     assert request["messages"][1]["role"] == "user" and "Step m1 edited m1.py." in request["messages"][1]["content"]
     assert r.summary == "s" * 50_000 + "... [summary truncated to fit]"

@@ -12,7 +12,7 @@ import pytest
 
 from ctxlab.messages import Message, ToolCall
 from ctxlab.strategies import get_strategy
-from ctxlab.summarize import agent_prompts_late as lp
+from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize import get_summarizer
 from ctxlab.summarize.cache import MemoryCache
 from tests.summarize.fake_openai import FakeOpenAI
@@ -39,7 +39,7 @@ def session(*turns: list[Message]) -> tuple[Message, ...]:
 
 
 def cleared(r) -> list[str]:
-    return [m.id for m in r.messages if m.mark == "truncated" and m.text == lp.OPENCODE_PLACEHOLDER]
+    return [m.id for m in r.messages if m.mark == "truncated" and m.text == ap.OPENCODE_PLACEHOLDER]
 
 
 def test_overflow_at_the_input_limit_less_min_20k_and_the_max_output() -> None:
@@ -79,7 +79,7 @@ def test_skill_outputs_are_never_counted_nor_pruned() -> None:
 def test_the_scan_stops_at_an_output_already_cleared() -> None:
     """Newest first 30k (protected), then an output cleared earlier: the scan ends there, the 90k before
     it stays; passing over it instead (as Gemini CLI does) the 90k would go."""
-    messages = session(turn(0, out(90_000)), turn(1, lp.OPENCODE_PLACEHOLDER, out(30_000)), turn(2), turn(3))
+    messages = session(turn(0, out(90_000)), turn(1, ap.OPENCODE_PLACEHOLDER, out(30_000)), turn(2), turn(3))
     assert cleared(get_strategy("opencode").compress(messages, HUGE, counter="o200k_base")) == []
     passing = get_strategy("opencode", prune_stop_at_pruned=False).compress(messages, HUGE, counter="o200k_base")
     assert cleared(passing) == ["t0_0"]
@@ -116,5 +116,5 @@ def test_llm_request_is_the_history_then_the_prompt_without_a_system_prompt() ->
     (request,) = server.requests
     history, prompt = request["messages"]
     assert history["role"] == "user" and "Request 1 about mod1.py." in history["content"]
-    assert prompt == {"role": "user", "content": lp.OPENCODE_PROMPT}
+    assert prompt == {"role": "user", "content": ap.OPENCODE_PROMPT}
     assert r.summary == "## Goal\n- Ship it" and r.messages[3].role == "assistant"

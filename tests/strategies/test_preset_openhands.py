@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ctxlab.messages import Message, ToolCall
 from ctxlab.strategies import get_strategy
-from ctxlab.strategies.mechanics.openhands_events import event_sizes, find_next, forgotten, manipulation_indices
+from ctxlab.strategies.mechanics.forgotten_events import event_sizes, find_next, forgotten, manipulation_indices
 from tests.builders import Convo
 
 

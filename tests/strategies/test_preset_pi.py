@@ -1,5 +1,5 @@
 """`pi` against pi-mono's documented behaviour (packages/coding-agent/test/compaction.test.ts and
-compaction.ts @ 0430917): shouldCompact, findCutPoint (keep-all, never a tool result, split turns),
+compaction.ts @ 7ddaf150): shouldCompact, findCutPoint (keep-all, never a tool result, split turns),
 buildSessionContext ("only the latest compaction matters"), the update prompt, file lists and
 the summary message's wrapper."""
 
@@ -18,6 +18,8 @@ from ctxlab.summarize.cache import MemoryCache
 from tests.summarize.fake_openai import FakeOpenAI
 
 WRAP_HEAD = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+
+CAP = "extractive:length=cap"  # the offline summary filling its cap, as before the calibration (issue 28)
 
 
 def user(text: str, id: str) -> Message:
@@ -63,7 +65,7 @@ def test_split_turn_gets_its_own_turn_prefix_summary() -> None:
                assistant("A1: added the flag.", "a1"), user("Turn 2: fix the failing test in test_io.py.", "u2"),
                assistant("A2-1 " + "x" * 4000, "a21"), assistant("A2-2 " + "y" * 4000, "a22"),
                assistant("A2-3 " + "z" * 4000, "a23"))
-    r = compact(session, keep_tokens=1500)
+    r = compact(session, keep_tokens=1500, summarizer=CAP)  # the split's mechanics, at the summary cap
     assert [m.id for m in r.messages][2:] == ["u2", "a22", "a23"]  # cut at A2-2; u2 pinned as the newest request
     text = r.summary
     history, _, prefix = text.partition("\n\n---\n\n**Turn Context (split turn):**\n\n")
@@ -108,7 +110,7 @@ def test_only_the_latest_compactions_kept_messages_matter() -> None:
 def test_summary_message_is_a_user_message_after_the_system_prompt_in_pis_wrapper() -> None:
     session = (Message("system", "You code.", id="s"), user("Add logging to server.py.", "u1"),
                assistant("x" * 4000, "a1"), user("Now tests.", "u2"), assistant("y" * 400, "a2"))
-    r = compact(session, keep_tokens=50)
+    r = compact(session, keep_tokens=50, summarizer=CAP)
     note = r.messages[1]
     assert (note.role, note.mark) == ("user", "summary")
     assert note.text.startswith(WRAP_HEAD) and note.text.endswith("\n</summary>")

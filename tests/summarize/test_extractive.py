@@ -29,7 +29,8 @@ from ctxlab.tokens import get_counter
 from tests.strategies.conftest import conversations
 
 O200K = get_counter("o200k_base")
-EXTRACTIVE = get_summarizer("extractive")
+# What each section extracts, so at the cap (the calibrated length is tests/summarize/test_length.py's).
+EXTRACTIVE = get_summarizer("extractive:length=cap")
 TRACEBACK = """collected 12 items
 tests/test_login.py::test_ok FAILED
 Traceback (most recent call last):

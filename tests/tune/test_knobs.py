@@ -1,5 +1,5 @@
-"""The knob table against the presets it tunes: parameters that exist, defaults that match, spans
-that hold together, a source for every name."""
+"""The knobs each agent's preset declares: parameters that exist, the preset's fields that are the
+knobs' defaults, spans that hold together, a source for every name."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ import pytest
 from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.strategies import STRATEGIES, list_strategies, strategy_params
 from ctxlab.strategies.policy import Policy
-from ctxlab.tune import KNOBS, knobs_for
-from ctxlab.tune.knobs import Span, W
+from ctxlab.strategies.policy.knobs import Span, W
+from ctxlab.tune import knobs_for, tunable
 from ctxlab.tune.reference import knob_table, snippet_examples
 
 WINDOWS = (8_000, 64_000, 200_000)
-ENTRIES = sorted(KNOBS.values(), key=lambda e: e.preset)
+ENTRIES = [knobs_for(p) for p in tunable()]
 KNOB_CASES = [(e, k) for e in ENTRIES for k in e.knobs]
-# every knob but LangChain's summarization trigger, which has no default in its source
-DEFAULTED = [(e, k) for e, k in KNOB_CASES if not (e.preset == "langchain_summarization" and k.name == "trigger")]
+# every knob the preset replays at the agent's default (LangChain's summarization trigger has none)
+DEFAULTED = [(e, k) for e, k in KNOB_CASES if k.preset_value is k.default]
 
 
 def _id(case) -> str:
@@ -35,26 +35,26 @@ def _agent_presets() -> list[str]:
 
 
 def test_every_agent_preset_has_an_entry():
-    assert set(_agent_presets()) <= set(KNOBS)
+    assert set(_agent_presets()) <= set(tunable())
     assert {"pi", "codex", "langchain_trim", "langchain_summarization", "langchain_clear_tool_uses", "openhands",
-            "openhands_agent", "inspect_trim", "inspect_edit", "inspect_summary"} <= set(KNOBS)
+            "openhands_agent", "inspect_trim", "inspect_edit", "inspect_summary"} <= set(tunable())
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.preset)
-def test_pending_means_not_registered_yet(entry):
-    # once the agents issue registers a preset, its entry must drop `pending` and meet the registered checks
-    assert entry.pending == (entry.preset not in list_strategies())
+@pytest.mark.parametrize(("entry", "knob"), KNOB_CASES, ids=_id)
+def test_knob_parameters_exist(entry, knob):
+    assert set(knob.params) <= set(strategy_params(entry.preset))
+    for window in WINDOWS:
+        assert set(knob.encode(knob.preset_value, window)) <= set(knob.params), f"{knob.name} sets undeclared fields"
+
+
+@pytest.mark.parametrize(("entry", "knob"), KNOB_CASES, ids=_id)
+def test_the_presets_fields_are_the_knobs_defaults_encoded(entry, knob):
+    """Each default is written once: the preset's fields a knob sets are its value, encoded."""
+    preset = strategy_params(entry.preset)
+    assert {k: preset[k] for k in knob.encode(knob.preset_value, 64_000)} == knob.encode(knob.preset_value, 64_000)
 
 
 @pytest.mark.parametrize(("entry", "knob"), DEFAULTED, ids=_id)
-def test_knob_parameters_exist(entry, knob):
-    valid = set(strategy_params("policy")) | set(entry.adds) if entry.pending else set(strategy_params(entry.preset))
-    assert set(knob.params) <= valid
-    for window in WINDOWS:
-        assert set(knob.encode(knob.default, window)) <= set(knob.params), f"{knob.name} sets undeclared parameters"
-
-
-@pytest.mark.parametrize(("entry", "knob"), [(e, k) for e, k in DEFAULTED if not e.pending], ids=_id)
 @pytest.mark.parametrize("window", WINDOWS)
 def test_the_presets_defaults_read_as_the_agents_default(entry, knob, window):
     preset = strategy_params(entry.preset)
@@ -73,7 +73,8 @@ def test_langchain_has_no_default_trigger_and_the_preset_says_so():
 
 @pytest.mark.parametrize(("entry", "knob"), KNOB_CASES, ids=_id)
 def test_spans_hold_together(entry, knob):
-    assert knob.source.where and knob.source.version, f"{knob.name} needs a source and its version"
+    cited = entry.cite(knob.where)
+    assert cited.repo and cited.path and cited.version, f"{knob.name} needs a source and its version"
     if knob.kind in ("bool", "names"):
         assert knob.searched is None
         return
@@ -92,7 +93,8 @@ def test_every_form_cites_a_source_and_kinds_are_unique():
         kinds = [form.kind for form in entry.forms]
         assert kinds and len(kinds) == len(set(kinds)), entry.preset
         for form in entry.forms:
-            assert form.source.where and set(form.paths) <= {k.name for k in entry.knobs}
+            cited = entry.cite(form.where)
+            assert cited.repo and cited.version and set(form.paths) <= {k.name for k in entry.knobs}
 
 
 def test_span_resolves_shares_of_the_window():
@@ -115,17 +117,14 @@ def test_openhands_constraint_is_the_validators():
 def test_docs_tables_name_every_knob_and_source(entry):
     table = knob_table(entry.preset)
     for knob in entry.knobs:
-        assert f"| `{knob.name}` |" in table and str(knob.source) in table
-    assert ("is not a registered preset yet" in table) == entry.pending
+        assert f"| `{knob.name}` |" in table and str(entry.cite(knob.where)) in table
     assert snippet_examples(entry.preset).count("```") == 2 * len(entry.forms)
 
 
 def test_an_agent_preset_without_user_settings_says_why_it_cannot_be_tuned():
-    from ctxlab.strategies import get_strategy
-    from ctxlab.tune.agents import UNTUNABLE
-
-    for preset, why in UNTUNABLE.items():
-        get_strategy(preset)  # a registered preset...
+    for preset in UNTUNABLE:
+        why = STRATEGIES.get(preset).untunable  # a registered preset...
         with pytest.raises(CtxlabError, match=f"{preset} cannot be tuned: .*remote config"):
             knobs_for(preset)  # ...whose knobs no user sets
-        assert preset not in KNOBS and why
+        assert preset not in tunable() and why
+    assert not [name for name in list_strategies() if STRATEGIES.get(name).untunable and name not in UNTUNABLE]

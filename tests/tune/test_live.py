@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ctxlab.errors import CtxlabError
-from ctxlab.tune import KNOBS, Sessions, knobs_for, tune
+from ctxlab.tune import Sessions, knobs_for, tune
 from ctxlab.tune.live import LiveTuner, beside, fixed, matching_search, moved, sliders, stored_points, tunable
 
 
@@ -15,7 +15,7 @@ def live() -> LiveTuner:
     return LiveTuner(Sessions.load(["sample:agent_sessions"], limit=2))
 
 
-@pytest.mark.parametrize("preset", sorted(p for p, e in KNOBS.items() if not e.pending))
+@pytest.mark.parametrize("preset", tunable())
 @pytest.mark.parametrize("window", [8000, 128_000])
 def test_sliders_are_the_searchable_knobs_around_the_agent_s_default(preset, window):
     searchable = [k.name for k in knobs_for(preset).knobs if k.searched is not None and k.kind in ("int", "float")]
@@ -42,7 +42,7 @@ def test_a_knob_with_an_empty_span_at_the_window_stays_at_the_preset_s_value():
 
 
 def test_tunable_presets_are_the_registered_ones():
-    assert "pi" in tunable() and all(not KNOBS[p].pending for p in tunable())
+    assert "pi" in tunable() and all(knobs_for(p).knobs for p in tunable())
 
 
 def test_a_point_is_the_setting_evaluated_once_and_kept(live):
@@ -82,3 +82,17 @@ def test_a_stored_search_is_found_for_the_same_sessions_only(live, tmp_path):
     # Searching from the live tuner reads the stored settings back and writes nothing.
     again = live.search("codex", 4000, db=db)
     assert again.replayed == 0 and again.written == 0 and again.reused == len(outcome.result.evaluations)
+
+
+def test_a_knob_change_answers_from_a_sample_and_refines_to_every_session():
+    sessions = Sessions.load(["sample:agent_sessions"], limit=24)
+    sampled = LiveTuner(sessions, sample_calls=100)
+    assert 1 <= sampled.sample < len(sessions)
+    first = sampled.point("codex", 8000, {})
+    assert (first.sessions, first.total, first.complete) == (sampled.sample, 24, False)
+    assert first.scored.row["sessions"] == sampled.sample
+    steps = list(sampled.refine("codex", 8000, {}))
+    assert [p.sessions for p in steps] == sorted({p.sessions for p in steps}) and steps[-1].complete
+    full = LiveTuner(sessions, sample_calls=None).point("codex", 8000, {})
+    assert full.complete and full.scored.row["needed_recall"] == steps[-1].scored.row["needed_recall"]
+    assert sampled.point("codex", 8000, {}).complete  # once refined, a move back answers from all sessions

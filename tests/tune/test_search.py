@@ -12,20 +12,10 @@ import pytest
 
 from ctxlab import get_strategy, load_conversations
 from ctxlab.errors import CtxlabError
-from ctxlab.tune import (
-    KNOBS,
-    Evaluation,
-    Goal,
-    Measure,
-    MemoryCache,
-    Sample,
-    dimensions,
-    front,
-    knobs_for,
-    pick,
-    search,
-    setting,
-)
+from ctxlab.tune import Goal, dimensions, knobs_for, search, setting, tunable
+from ctxlab.tune.measures import Evaluation, Measure, Sample
+from ctxlab.tune.pareto import front, pick
+from ctxlab.tune.tuner import MemoryCache
 
 WINDOW = 64_000
 GOAL = Goal("recall", "tokens", "rejected")
@@ -164,7 +154,7 @@ def test_importing_the_package_does_not_import_optuna():
     assert out.stdout.strip() == "False"
 
 
-REGISTERED = sorted(p for p, e in KNOBS.items() if not e.pending)
+REGISTERED = tunable()
 
 
 @pytest.mark.parametrize("preset", REGISTERED)

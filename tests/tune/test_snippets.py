@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxlab.errors import CtxlabError
-from ctxlab.tune import KNOBS, knobs_for, parse_snippet, render_snippets, written_values
+from ctxlab.tune import knobs_for, parse_snippet, render_snippets, tunable, written_values
 from ctxlab.tune.space import dimensions, on_step
 
 WINDOW = 64_000
@@ -72,7 +72,7 @@ OPTIONAL = {("claude_code", "json"): {"env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"},
                                                     "context_management.edits.0.exclude_tools"}}
 EXPECTED[("openhands_agent", "python")] = EXPECTED[("openhands", "python")]
 EXPECTED[("openhands_agent", "json")] = EXPECTED[("openhands", "json")]
-FORMS = sorted((entry.preset, form.kind) for entry in KNOBS.values() for form in entry.forms)
+FORMS = sorted((entry.preset, form.kind) for entry in map(knobs_for, tunable()) for form in entry.forms)
 
 
 def names_in(kind: str, text: str) -> set[str]:
@@ -172,7 +172,7 @@ def _params(preset: str, values) -> dict:
     return params
 
 
-@pytest.mark.parametrize("preset", sorted(KNOBS))
+@pytest.mark.parametrize("preset", tunable())
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_round_trips(preset, data):
@@ -248,7 +248,7 @@ def one_session():
     return Sessions.load(["sample:agent_sessions"], limit=1)
 
 
-@pytest.mark.parametrize("preset", sorted(p for p, e in KNOBS.items() if not e.pending))
+@pytest.mark.parametrize("preset", tunable())
 def test_a_search_s_pick_renders_snippets_that_parse_with_the_source_s_names(preset, one_session):
     from ctxlab.tune import tune
 

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxlab.errors import CtxlabError, UnknownNameError
-from ctxlab.tune import dimensions, knobs_for, setting, setting_key
-from ctxlab.tune.space import GRID_POINTS, on_step
+from ctxlab.tune import dimensions, knobs_for, setting
+from ctxlab.tune.space import GRID_POINTS, on_step, setting_key
 
 
 def test_pi_dimensions_at_a_window():

@@ -16,9 +16,9 @@ from ctxlab import store
 from ctxlab.analysis import frames
 from ctxlab.analysis.recommend import FRONT_COLUMNS, frontier
 from ctxlab.cli import app
-from ctxlab.errors import CtxlabError
+from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.strategies import get_strategy
-from ctxlab.tune import KNOBS, Sessions, dimensions, evaluations_frame, knobs_for, setting, spec_text, tune
+from ctxlab.tune import Sessions, dimensions, evaluations_frame, knobs_for, setting, spec_text, tunable, tune
 from ctxlab.tune.evaluate import MEASURES, Evaluator
 
 REALLOGS = Path(os.environ.get("CTXLAB_REALLOGS") or Path(__file__).resolve().parents[2].parent / "shared" / "reallogs")
@@ -153,16 +153,12 @@ def test_bad_records_stop_the_read_or_are_recorded_as_skips(tmp_path):
         tune(sessions, "pi", window=4000)
 
 
-def test_a_preset_not_registered_yet_is_refused_by_name(bundled, monkeypatch):
-    # The presets issue registers the pending entries; one marked pending again stands for any.
-    import ctxlab.tune.run as run
-
-    monkeypatch.setattr(run, "knobs_for", lambda preset: knobs_for("codex")._replace(pending=True))
-    with pytest.raises(CtxlabError, match="codex has knobs in the table but is not a registered preset"):
-        tune(bundled, "codex", window=4000)
+def test_a_strategy_without_knobs_is_refused_by_name(bundled):
+    with pytest.raises(UnknownNameError, match="tunable preset 'compaction'"):
+        tune(bundled, "compaction", window=4000)
 
 
-@pytest.mark.parametrize("preset", sorted(p for p, e in KNOBS.items() if not e.pending))
+@pytest.mark.parametrize("preset", tunable())
 def test_every_grid_setting_is_a_strategy_spec_that_rebuilds_it(preset):
     for window in (8000, 200_000):
         if preset == "anthropic_compaction" and window < 50_000:
@@ -177,7 +173,7 @@ def test_every_grid_setting_is_a_strategy_spec_that_rebuilds_it(preset):
 def test_knob_names_never_collide_with_the_measures_columns():
     measured = {*FRONT_COLUMNS, "cost_usd", "refetch_usd", "effective_usd", "on_cost_front", "evaluation", "on_front",
                 "ties", "default", "pick", "cached"}
-    for entry in KNOBS.values():
+    for entry in map(knobs_for, tunable()):
         assert not {k.name for k in entry.knobs} & measured, entry.preset
 
 

@@ -29,13 +29,17 @@ from typing import NamedTuple
 
 from ctxlab.datasets.loaders import load_conversations
 from ctxlab.datasets.logs import FORMATS
-from ctxlab.errors import CtxlabError, InvalidInputError, UnknownNameError
+from ctxlab.errors import CtxlabError, InvalidInputError
+from ctxlab.registry import Registry
 
 AIDER_FILE = ".aider.chat.history.md"
 # User-role messages an agent writes itself before the user's first words: Codex's environment
 # and AGENTS.md context (openai/codex codex-rs/core/src/environment_context.rs, user_instructions.rs).
 _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
 _PRUNED = frozenset({"node_modules", "__pycache__", "venv"})  # big trees no git root lives in
+# Each agent's finder: (its root folder, the environment) -> (session files, a note on what is left out).
+Finder = Callable[[Path, Mapping[str, str]], tuple[list[Path], str]]
+LOCATIONS: Registry[Finder] = Registry("agent")
 
 
 class Session(NamedTuple):
@@ -81,11 +85,10 @@ def find_sessions(agent: str, home: Path | None = None, newest: int | None = Non
 def search(agent: str, home: Path | None = None, under: Path | None = None,
            env: Mapping[str, str] | None = None) -> Found:
     """`find_sessions` with the folder it searched and what it left out (for messages)."""
-    if agent not in _FINDERS:
-        raise UnknownNameError("agent", agent, AGENTS)
+    find = LOCATIONS.get(agent)
     env = os.environ if env is None else env
     root = agent_root(agent, home or Path.home(), under or Path.cwd(), env)
-    files, note = _FINDERS[agent](root, env)
+    files, note = find(root, env)
     sessions = [_session(agent, f) for f in files if f.is_file()]
     return Found(sorted(sessions, key=lambda s: (-s.modified, str(s.path))), root, note)
 
@@ -124,10 +127,12 @@ def agent_root(agent: str, home: Path, under: Path, env: Mapping[str, str]) -> P
     return defaults.get(agent, under)
 
 
+@LOCATIONS.register("claude_code")
 def _claude_code(root: Path, env: Mapping[str, str]) -> tuple[list[Path], str]:
     return [f for f in root.glob("projects/*/*.jsonl") if not f.name.startswith("agent-")], ""
 
 
+@LOCATIONS.register("codex")
 def _codex(root: Path, env: Mapping[str, str]) -> tuple[list[Path], str]:
     packed = sum(1 for _ in root.glob("sessions/*/*/*/rollout-*.jsonl.zst"))
     note = (f"{packed} compressed rollout(s) (.jsonl.zst) not listed: ctxlab reads plain .jsonl "
@@ -135,16 +140,19 @@ def _codex(root: Path, env: Mapping[str, str]) -> tuple[list[Path], str]:
     return list(root.glob("sessions/*/*/*/rollout-*.jsonl")), note
 
 
+@LOCATIONS.register("pi")
 def _pi(root: Path, env: Mapping[str, str]) -> tuple[list[Path], str]:
     return list(root.glob("sessions/*/*.jsonl")), ""
 
 
+@LOCATIONS.register("gemini_cli")
 def _gemini_cli(root: Path, env: Mapping[str, str]) -> tuple[list[Path], str]:
     lines = list(root.glob("tmp/*/chats/session-*.jsonl"))
     resumed = {f.with_suffix(".json") for f in lines}
     return [*lines, *(f for f in root.glob("tmp/*/chats/session-*.json") if f not in resumed)], ""
 
 
+@LOCATIONS.register("aider")
 def _aider(root: Path, env: Mapping[str, str]) -> tuple[list[Path], str]:
     named = env.get("AIDER_CHAT_HISTORY_FILE", "")
     files = {*_walk(root, AIDER_FILE), *([Path(named).expanduser()] if named else [])}
@@ -164,9 +172,7 @@ def _session(agent: str, path: Path) -> Session:
     return Session(agent, path, stat.st_size, stat.st_mtime)
 
 
-_FINDERS: dict[str, Callable[[Path, Mapping[str, str]], tuple[list[Path], str]]] = {
-    "claude_code": _claude_code, "codex": _codex, "pi": _pi, "gemini_cli": _gemini_cli, "aider": _aider}
-AGENTS = tuple(_FINDERS)
+AGENTS = tuple(LOCATIONS)
 
-__all__ = ["AGENTS", "AIDER_FILE", "Found", "Session", "agent_root", "find_sessions", "first_user_line",
+__all__ = ["AGENTS", "AIDER_FILE", "LOCATIONS", "Found", "Session", "agent_root", "find_sessions", "first_user_line",
            "one_line", "search"]

@@ -14,8 +14,11 @@ numbers) and returns indices, replacements or text; none reads a strategy's para
 - `integrity`: orphaned tool calls and results, pinned messages a result lost;
 - `voices`, `voice_styles`, `shaped`, `agent_llm`, `agent_requests`: each agent's summary
   conventions, the offline summary in its shape, and its LLM requests;
-- agent-specific pieces: `codex_handoff`, `langchain_trim`, `openhands_events`, `gemini_history`,
-  `cline_cut`, `aider_split`, `letta_evict`, `goose_middle_out`.
+- the techniques behind the tails and summaries the agents use, each named for what it does and
+  citing the agent it follows: `handoff` (Codex), `trim` (LangChain), `forgotten_events`
+  (OpenHands), `char_share` (Gemini CLI), `safe_cut` (Cline), `half_split` (Aider), `evict`
+  (Letta), `middle_out` (goose). Any policy may name their tails; only the agent's preset does by
+  default.
 
 The names of `context` (and the text clipping of ``ctxlab.tokens.clip``) are re-exported here.
 """

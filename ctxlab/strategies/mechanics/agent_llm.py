@@ -33,10 +33,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxlab.messages import Message
+from ctxlab.registry import Registry
 from ctxlab.strategies.mechanics import agent_requests as ar
 from ctxlab.summarize import agent_prompts as ap
 from ctxlab.summarize.base import SummaryResult
 from ctxlab.summarize.client import Retry, complete
+from ctxlab.summarize.length import STRUCTURED, Prompts
 from ctxlab.summarize.llm import LLMSummarizer
 from ctxlab.summarize.serialize import serialize
 from ctxlab.tokens import TokenCounter
@@ -106,17 +108,39 @@ def anthropic_summary(text: str) -> str:
     return found.group(1).strip() if found else text.strip()
 
 
-REQUESTS: dict[str, Callable[[str, str | None, str], tuple[str, Chat]]] = {
-    "pi": _pi, "codex": _codex, "langchain": _langchain, "inspect": _inspect, "claude_code": _claude_code,
-    "anthropic": _anthropic, **{name: _uninstructed(build) for name, build in (
-        ("gemini", ar.gemini), ("opencode", ar.opencode), ("aider", ar.aider), ("goose", ar.goose),
-        ("letta", ar.letta))}}
+# Each voice's request: (transcript, previous summary, instructions) -> (prompt name, chat).
+REQUESTS: Registry[Callable[[str, str | None, str], tuple[str, Chat]]] = Registry("voice's LLM request")
+for _voice, _request in (("pi", _pi), ("codex", _codex), ("langchain", _langchain), ("inspect", _inspect),
+                         ("claude_code", _claude_code), ("anthropic", _anthropic),
+                         *((name, _uninstructed(build)) for name, build in (
+                             ("gemini", ar.gemini), ("opencode", ar.opencode), ("aider", ar.aider),
+                             ("goose", ar.goose), ("letta", ar.letta)))):
+    REQUESTS.register(_voice, _request)
 # The prompt each request is cached and logged under (the template, not the filled-in text).
 TEMPLATES = {"pi": ap.PI_SUMMARIZATION_PROMPT, "pi_update": ap.PI_UPDATE_PROMPT,
              "pi_turn_prefix": ap.PI_TURN_PREFIX_PROMPT, "codex": ap.CODEX_PROMPT,
              "langchain": ap.LANGCHAIN_SUMMARY_PROMPT, "openhands": ap.OPENHANDS_PROMPT_HEAD,
              "inspect": ap.INSPECT_SUMMARY_PROMPT, "claude_code": ap.INSPECT_SUMMARY_PROMPT,
              "anthropic": ap.ANTHROPIC_COMPACTION_PROMPT, **ar.TEMPLATES}
+
+
+def request_prompts(voice: str) -> Prompts:
+    """What the agent's summarization requests hold besides the conversation (system prompt and
+    instructions; the transcript and a previous summary left empty): a first summary, an update,
+    a split turn's prefix. ctxlab's structured requests for a voice without an agent prompt."""
+    if voice == "openhands":
+        text = ap.OPENHANDS_PROMPT_HEAD + ap.OPENHANDS_PROMPT_TAIL
+        return Prompts(text, text, _text(_pi_prefix("", None)[1]))
+    if voice == "cline":
+        return Prompts(_text(ar.cline("", None, ())[1]), _text(ar.cline("", " ", ())[1]), _text(_pi_prefix("", None)[1]))
+    if voice not in REQUESTS:
+        return STRUCTURED
+    build = REQUESTS.get(voice)
+    return Prompts(_text(build("", None, "")[1]), _text(build("", " ", "")[1]), _text(_pi_prefix("", None)[1]))
+
+
+def _text(chat: Chat) -> str:
+    return "\n".join(m["content"] for m in chat)
 
 
 @dataclass(frozen=True)
@@ -141,8 +165,8 @@ class AgentLLM:
         elif self.voice == "cline":
             name, chat = ar.cline(self._transcript(messages, counter), previous_summary, messages)
         else:
-            name, chat = REQUESTS[self.voice](self._transcript(messages, counter), previous_summary,
-                                              self.instructions)
+            name, chat = REQUESTS.get(self.voice)(self._transcript(messages, counter), previous_summary,
+                                                  self.instructions)
         first = self._call(name, chat, counter, max_tokens)
         if self.voice != "gemini" or not first.ok:
             return first

@@ -25,10 +25,12 @@ from collections.abc import Callable, Sequence
 
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
+from ctxlab.registry import Registry
 from ctxlab.strategies.mechanics.context import real_user, system_prefix
 
 HEADS = ("system", "first_system", "input", "none")
-SNAPS = ("none", "valid_cut", "owner", "group_start")
+Snap = Callable[[Sequence[Message], int, int], int]  # (messages, cut, start) -> where the cut lands
+SNAPS: Registry[Snap] = Registry("snap")
 
 
 def head_end(messages: Sequence[Message], kind: str) -> int:
@@ -59,6 +61,13 @@ def _input_end(messages: Sequence[Message]) -> int:
     return i
 
 
+@SNAPS.register("none")
+def snap_none(messages: Sequence[Message], cut: int, start: int) -> int:
+    """The cut stays where it is."""
+    return cut
+
+
+@SNAPS.register("valid_cut")
 def snap_valid_cut(messages: Sequence[Message], cut: int, start: int) -> int:
     """pi-mono: the first message at or after `cut` that is not a tool result."""
     valid = [i for i in range(start, len(messages)) if messages[i].role != "tool"]
@@ -68,6 +77,7 @@ def snap_valid_cut(messages: Sequence[Message], cut: int, start: int) -> int:
     return valid[0] if valid else start
 
 
+@SNAPS.register("owner")
 def snap_owner(messages: Sequence[Message], cut: int, start: int) -> int:
     """LangChain: a cut on tool results moves back to the AI message that called them."""
     if cut >= len(messages) or messages[cut].role != "tool":
@@ -82,6 +92,7 @@ def snap_owner(messages: Sequence[Message], cut: int, start: int) -> int:
     return end
 
 
+@SNAPS.register("group_start")
 def snap_group_start(messages: Sequence[Message], cut: int, start: int) -> int:
     """Back out of a tool exchange: from a tool result to the message before the run of results, the
     assistant message that made the calls (the start of its tool group), never before `start`."""
@@ -92,20 +103,13 @@ def snap_group_start(messages: Sequence[Message], cut: int, start: int) -> int:
     return cut
 
 
-SNAP_FUNCTIONS: dict[str, Callable[[Sequence[Message], int, int], int]] = {
-    "none": lambda messages, cut, start: cut, "valid_cut": snap_valid_cut, "owner": snap_owner,
-    "group_start": snap_group_start}
-
-
 def snap(kind: str, messages: Sequence[Message], cut: int, start: int) -> int:
     """Apply the snap `kind` to a cut at `cut` within ``messages[start:]``.
 
     Raises:
-        CtxlabError: an unknown snap kind.
+        UnknownNameError: an unknown snap kind.
     """
-    if kind not in SNAP_FUNCTIONS:
-        raise CtxlabError(f"unknown snap {kind!r} (valid: {', '.join(SNAPS)})")
-    return SNAP_FUNCTIONS[kind](messages, cut, start)
+    return SNAPS.get(kind)(messages, cut, start)
 
 
 def newest_tokens(counts: Sequence[int], keep: float, start: int) -> int | None:
@@ -131,5 +135,5 @@ def turn_start(messages: Sequence[Message], cut: int, start: int) -> int | None:
     return None
 
 
-__all__ = ["HEADS", "SNAPS", "head_end", "newest_tokens", "snap", "snap_group_start", "snap_owner", "snap_valid_cut",
-           "turn_start"]
+__all__ = ["HEADS", "SNAPS", "head_end", "newest_tokens", "snap", "snap_group_start", "snap_none", "snap_owner",
+           "snap_valid_cut", "turn_start"]

@@ -10,7 +10,7 @@ total reaches ``minimum`` (``>=`` when `inclusive`, else ``>``), and none is oth
   4a5d5cfc): protect 50,000 tokens, mask when at least 30,000 are prunable; the request being
   built and the newest history ``Content`` are skipped (``protectLatestTurn``); ``activate_skill``,
   ``ask_user``, ``enter_plan_mode`` and ``exit_plan_mode`` outputs are exempt; an output already
-  masked is passed over; a masked output keeps a preview (`gemini_history.preview`) and is used only
+  masked is passed over; a masked output keeps a preview (`char_share.preview`) and is used only
   when it is smaller.
 - opencode (anomalyco/opencode ``packages/opencode/src/session/compaction.ts`` @ fd78ec63,
   ``prune``): protect 40,000 tokens, erase when more than 20,000 would go; it runs when a turn
@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from ctxlab.messages import Message
+from ctxlab.strategies.mechanics.char_share import preview
 from ctxlab.strategies.mechanics.context import call_names, newest_user
-from ctxlab.strategies.mechanics.gemini_history import preview
 
 
 def scan_end(messages: Sequence[Message], skip_messages: int = 0, skip_turns: int = 0) -> int:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import voice_styles as vs
+from ctxlab.strategies.mechanics.agent_llm import request_prompts
 from ctxlab.strategies.mechanics.voices import Shape, Voice
 from ctxlab.summarize import sections as s
 from ctxlab.summarize.base import SummaryResult
@@ -64,23 +65,30 @@ class Shaped:
     voice: Voice
     name: str = ExtractiveSummarizer.kind
 
+    voice_name: str = "ctxlab"
+    length: str = "calibrated"
+
     def summarize(self, messages: Sequence[Message], *, previous_summary: str | None = None,
                   counter: TokenCounter, max_tokens: int) -> SummaryResult:
         return self._run(messages, previous_summary, counter, max_tokens, self.voice.sections)
 
     def summarize_turn_prefix(self, messages: Sequence[Message], *, counter: TokenCounter,
                               max_tokens: int) -> SummaryResult:
-        return self._run(messages, None, counter, max_tokens, self.voice.prefix_sections or self.voice.sections)
+        return self._run(messages, None, counter, max_tokens, self.voice.prefix_sections or self.voice.sections,
+                         prefix=True)
 
     def _run(self, messages: Sequence[Message], previous: str | None, counter: TokenCounter, max_tokens: int,
-             shape: Shape) -> SummaryResult:
+             shape: Shape, *, prefix: bool = False) -> SummaryResult:
         canonical = [replace(m, content=to_canonical(self.voice, m.text)) if m.mark == "summary" else m
                      for m in messages]
         if previous and self.voice.files_section:  # the ## Files block is rebuilt apart (summary._files_section)
             previous = _FILES_BLOCK.sub("", previous)
         previous = to_canonical(self.voice, previous) if previous else None
-        result = ExtractiveSummarizer().summarize(canonical, previous_summary=previous, counter=counter,
-                                                  max_tokens=max_tokens)
+        # As long as the agent's LLM answering its own request would write (`ctxlab.summarize.length`).
+        extractive = ExtractiveSummarizer(self.length, request_prompts(self.voice_name))
+        result = (extractive.summarize_turn_prefix(canonical, counter=counter, max_tokens=max_tokens) if prefix
+                  else extractive.summarize(canonical, previous_summary=previous, counter=counter,
+                                            max_tokens=max_tokens))
         items = s.parse_summary(result.text)
         if self.voice.file_tags or self.voice.files_section:
             items = {k: v for k, v in items.items() if k not in (s.READ, s.MODIFIED)}

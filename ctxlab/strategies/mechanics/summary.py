@@ -12,7 +12,7 @@ goes where the agent puts it (`place`):
 
 What the summarizer reads follows the agent too: a voice may cut tool results first (Cline's
 2,000 characters), and an input over ``input_tokens`` is cut to its newest tokens (LangChain's
-``trim_messages``) or loses tool responses from the middle outward (goose, `goose_middle_out`). The
+``trim_messages``) or loses tool responses from the middle outward (goose, `middle_out`). The
 summary placed may be several messages (`notes.notes`: opencode's prelude and postlude, an
 acknowledgement).
 """
@@ -26,12 +26,12 @@ from typing import Any, NamedTuple
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
 from ctxlab.strategies.base import SUMMARY_CALL, Event
-from ctxlab.strategies.mechanics import cline_cut
+from ctxlab.strategies.mechanics import safe_cut
 from ctxlab.strategies.mechanics.agent_llm import AgentLLM
 from ctxlab.strategies.mechanics.context import system_prefix
-from ctxlab.strategies.mechanics.goose_middle_out import fit_input
-from ctxlab.strategies.mechanics.langchain_trim import trim_last
+from ctxlab.strategies.mechanics.middle_out import fit_input
 from ctxlab.strategies.mechanics.shaped import Shaped
+from ctxlab.strategies.mechanics.trim import trim_last
 from ctxlab.strategies.mechanics.voices import VOICES, Voice, unwrap_voice, wrap
 from ctxlab.summarize import Summarizer, SummaryResult, get_summarizer
 from ctxlab.summarize import agent_prompts as ap
@@ -78,7 +78,8 @@ def engine(spec: Any, voice: str, instructions: str = "") -> Summarizer:
     """The summarizer: ``extractive`` shaped to the voice (which has no use for `instructions`), or
     the LLM prompted as the agent, with the user's `instructions` where the agent takes them."""
     if isinstance(spec, str) and spec.split(":", 1)[0] == "extractive":
-        return Shaped(VOICES[voice])
+        built = get_summarizer(spec)  # its `length` (a bad parameter fails here)
+        return Shaped(VOICES[voice], voice_name=voice, length=getattr(built, "length", "calibrated"))
     built = get_summarizer(spec)
     if isinstance(built, LLMSummarizer) and voice in VOICES and voice != "ctxlab":
         return AgentLLM(built, voice, instructions)
@@ -104,7 +105,7 @@ def summarize(messages: Sequence[Message], fold: Sequence[int], prefix: Sequence
     if voice.file_tags:
         text += _file_tags([*chunk, *(messages[i] for i in prefix)], previous)
     if voice.files_section and text:
-        text = cline_cut.files_for(text, chunk, previous)
+        text = safe_cut.files_for(text, chunk, previous)
     return Summary(text, tuple(calls), "; ".join(errors) or None)
 
 
@@ -117,7 +118,7 @@ def _inputs(messages: Sequence[Message], fold: Sequence[int], voice: Voice,
         previous = "\n\n".join(m.text for m in chunk if m.mark == "summary") or None
         chunk = [m for m in chunk if m.mark != "summary"]
     if voice.clip_results:
-        chunk = cline_cut.clip_results(chunk, voice.clip_results)
+        chunk = safe_cut.clip_results(chunk, voice.clip_results)
     if limits.input_tokens and limits.input_counter is not None:
         if limits.reduce == "middle_out":
             chunk = fit_input(chunk, limits.input_tokens, limits.input_counter)[0]
@@ -150,7 +151,7 @@ def _run(summarizer: Summarizer, part: str, chunk: list[Message], previous: str 
         return result.text
     errors.append(f"{part}: {result.error or 'empty summary'}")
     voice = summarizer.voice if isinstance(summarizer, AgentLLM) else "ctxlab"
-    return _run(Shaped(VOICES[voice]), part, chunk, previous, counter, cap, calls, errors)
+    return _run(Shaped(VOICES[voice], voice_name=voice), part, chunk, previous, counter, cap, calls, errors)
 
 
 def _file_tags(messages: Sequence[Message], previous: str | None) -> str:

@@ -23,7 +23,6 @@ from typing import NamedTuple
 
 from ctxlab.strategies.mechanics import voice_styles as vs
 from ctxlab.summarize import agent_prompts as ap
-from ctxlab.summarize import agent_prompts_late as lp
 from ctxlab.summarize import sections as s
 from ctxlab.summarize.message import unwrap
 
@@ -105,27 +104,27 @@ VOICES: dict[str, Voice] = {
     "inspect": Voice(ap.INSPECT_SUMMARY_WRAPPER, _NINE, style="label"),
     "claude_code": Voice(ap.CLAUDE_CODE_SUMMARY_WRAPPER, _NINE, style="label"),
     "anthropic": Voice(ap.ANTHROPIC_SUMMARY_WRAPPER),
-    "gemini": Voice(lp.GEMINI_SUMMARY_WRAPPER, (
+    "gemini": Voice(ap.GEMINI_SUMMARY_WRAPPER, (
         ("overall_goal", (G,)), ("active_constraints", (C,)), ("key_knowledge", (D, K, E, T)),
         ("artifact_trail", (M,)), ("file_system_state", (R,)), ("recent_actions", (X,)), ("task_state", (P, N))),
-        style="xml", ack=lp.GEMINI_ACK),
-    "opencode": Voice(lp.OPENCODE_SUMMARY_WRAPPER, (
+        style="xml", ack=ap.GEMINI_ACK),
+    "opencode": Voice(ap.OPENCODE_SUMMARY_WRAPPER, (
         ("Goal", (G,)), ("Instructions", (C,)), ("Discoveries", (D, K, E, T)), ("Accomplished", (P, N)),
-        ("Relevant files / directories", (M, R, X))), role="assistant", prelude=lp.OPENCODE_PRELUDE,
-        postlude=lp.OPENCODE_CONTINUE),
-    "cline": Voice(lp.CLINE_SUMMARY_WRAPPER, (
+        ("Relevant files / directories", (M, R, X))), role="assistant", prelude=ap.OPENCODE_PRELUDE,
+        postlude=ap.OPENCODE_CONTINUE),
+    "cline": Voice(ap.CLINE_SUMMARY_WRAPPER, (
         ("Goal", (G,)), ("State", (P,)), ("Highlights", (C, D, K, E, X, T)), ("Next", (N,))), merges=True,
         files_section=True, clip_results=2000),
-    "aider": Voice(lp.AIDER_SUMMARY_WRAPPER, (
+    "aider": Voice(ap.AIDER_SUMMARY_WRAPPER, (
         ("Goal", (G,)), ("Constraints", (C,)), ("Decisions", (D,)), ("Progress", (P,)), ("Files", (M, R)),
-        ("Commands", (X, E)), ("Context", (K, T)), ("Next", (N,))), style="prose", ack=lp.AIDER_ACK, ack_alone=True),
-    "goose": Voice(lp.GOOSE_SUMMARY_WRAPPER, (
+        ("Commands", (X, E)), ("Context", (K, T)), ("Next", (N,))), style="prose", ack=ap.AIDER_ACK, ack_alone=True),
+    "goose": Voice(ap.GOOSE_SUMMARY_WRAPPER, (
         ("Goal", (G,)), ("Constraints & Preferences", (C,)), ("Progress", (P, M)), ("Key Decisions", (D,)),
-        ("Next Steps", (N,)), ("Critical Context", (K, R, X, E, T))), ack=lp.GOOSE_CONVERSATION_CONTINUATION,
-        ack_in_loop=lp.GOOSE_TOOL_LOOP_CONTINUATION),
-    "letta": Voice(lp.LETTA_SUMMARY_WRAPPER, (
+        ("Next Steps", (N,)), ("Critical Context", (K, R, X, E, T))), ack=ap.GOOSE_CONVERSATION_CONTINUATION,
+        ack_in_loop=ap.GOOSE_TOOL_LOOP_CONTINUATION),
+    "letta": Voice(ap.LETTA_SUMMARY_WRAPPER, (
         ("High level goals", (G, C)), ("What happened", (P, D, X, N)), ("Important details", (M, R, T)),
-        ("Errors and fixes", (E,)), ("Lookup hints", (K,))), clip_suffix=lp.LETTA_TRUNCATION_SUFFIX, alert=True),
+        ("Errors and fixes", (E,)), ("Lookup hints", (K,))), clip_suffix=ap.LETTA_TRUNCATION_SUFFIX, alert=True),
 }
 def wrap(voice: Voice, summary: str, evicted: int = 0) -> str:
     """The summary message's content in `voice` (`evicted`: how many messages it replaced)."""

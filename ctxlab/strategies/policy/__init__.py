@@ -6,8 +6,9 @@ becomes of the middle (drop, clear tool results with `mechanics.mask`, or summar
 `mechanics.summary`) and where the summary goes, counted with the agent's own estimator
 (``ctxlab.tokens.agent_estimators``). `Policy` (`model`) holds them as flat fields and maps them
 onto typed arguments (`parts`) in one place; `compact` runs the passes, `tails` the tail kinds;
-`preset` registers a named set of its defaults with its public source; `legacy` reads specs stored
-under older field names.
+`preset` registers a named set of its defaults with its public source and, for an agent, the knobs
+its users set and the snippet forms that write them (`knobs`, `conversions`); `legacy` reads specs
+stored under older field names.
 
 `orphans` and `orphan_rate` (from `mechanics.integrity`) say what faithful presets report instead
 of the invariants they break: the share of requests a provider would reject for an orphaned tool
@@ -17,7 +18,9 @@ call or result.
 from __future__ import annotations
 
 from ctxlab.strategies.mechanics.integrity import Orphans, orphan_rate, orphans
+from ctxlab.strategies.policy.knobs import Constraint, Form, Knob, Source, Span, Tuning, W
 from ctxlab.strategies.policy.model import Policy
-from ctxlab.strategies.policy.preset import Source, preset
+from ctxlab.strategies.policy.preset import preset
 
-__all__ = ["Orphans", "Policy", "Source", "orphan_rate", "orphans", "preset"]
+__all__ = ["Constraint", "Form", "Knob", "Orphans", "Policy", "Source", "Span", "Tuning", "W", "orphan_rate", "orphans",
+           "preset"]

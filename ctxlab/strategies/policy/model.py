@@ -66,7 +66,7 @@ from ctxlab.strategies.signals import RECORDED, idle_gap
 from ctxlab.strategies.trigger import KINDS, REQUEST, Trigger, window_of
 from ctxlab.summarize import Summarizer
 
-CHOICES = {"trigger": KINDS, "head": cuts.HEADS, "tail": tuple(tails.TAILS), "snap": cuts.SNAPS,
+CHOICES = {"trigger": KINDS, "head": cuts.HEADS, "tail": tuple(tails.TAILS), "snap": tuple(cuts.SNAPS),
            "middle": compact.MIDDLES, "mask_order": mask.ORDERS, "voice": tuple(voices.VOICES),
            "placement": summary.PLACEMENTS, "strip_trailing_assistant": compact.TRAILING,
            "trigger_recorded": RECORDED, "trigger_scope": compact.SCOPES, "summary_input_reduce": summary.REDUCTIONS}

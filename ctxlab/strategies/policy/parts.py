@@ -23,7 +23,7 @@ class Head(NamedTuple):
 
 
 class Tail(NamedTuple):
-    """The kept tail (`ctxlab.strategies.policy.tails`, `agent_tails`): its kind, the counter it
+    """The kept tail (`ctxlab.strategies.policy.tails`, `window_tails`): its kind, the counter it
     measures with, one size per unit (each kind reads its own), how a cut may fall, the budget of
     whole tool outputs in the kept part (Gemini CLI) and the model's max output tokens (0: unknown)."""
 

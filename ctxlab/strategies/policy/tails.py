@@ -14,31 +14,25 @@ compactable body (after the head, and after previous summaries a policy folds) a
 - ``recent_tokens``: pi-mono ``findCutPoint``: walk back from the newest message summing the
   counter until ``keep_tokens``, then snap; a cut inside a turn splits it (``split_turns``);
 - ``recent_messages``: LangChain ``keep=("messages", n)``: the last ``keep_messages``, snapped;
-- ``user_messages``: Codex: user messages newest first up to ``keep_tokens`` (`codex_handoff`);
+- ``user_messages``: Codex: user messages newest first up to ``keep_tokens`` (`handoff`);
 - ``share``: inspect_ai ``trim_messages``: the last ``keep_message_share`` of the body's messages,
   tool results without their call dropped (``repair_orphans``), a trailing assistant message popped;
 - ``fit``: LangChain ``trim_messages``: the longest suffix within ``keep_tokens`` (the window when
-  0), optionally starting on a user message (`langchain_trim`);
-- ``events``: OpenHands' forgotten range over events, forgetting at least ``min_progress`` of them
-  (`openhands_events`);
-- ``budget``: as much as fits in ``target_share`` of the window, old tool outputs cleared to their
-  details first, the oldest groups folded next, the largest outputs cut last (`budget`);
-- ``char_share``, ``safe_cut``, ``history_half``, ``evict``: Gemini CLI, Cline, Aider and Letta
-  (`agent_tails`).
+  0), optionally starting on a user message (`trim`);
+- ``events``, ``budget``, ``char_share``, ``safe_cut``, ``history_half``, ``evict``: the tails
+  sized from the window or the trigger's threshold (`window_tails`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxlab.errors import CtxlabError
-from ctxlab.strategies.mechanics import codex_handoff, langchain_trim, openhands_events
-from ctxlab.strategies.mechanics.budget import Budget, fit_budget
+from ctxlab.registry import Registry
+from ctxlab.strategies.mechanics import handoff, trim
 from ctxlab.strategies.mechanics.context import Selection, newest_user
 from ctxlab.strategies.mechanics.cuts import newest_tokens, snap, turn_start
 from ctxlab.strategies.mechanics.integrity import without_orphans
-from ctxlab.strategies.mechanics.voices import VOICES
-from ctxlab.strategies.policy import agent_tails
+from ctxlab.strategies.policy import window_tails as wt
 from ctxlab.strategies.policy.job import Job
 from ctxlab.strategies.policy.parts import Parts
 
@@ -88,7 +82,7 @@ def user_messages(job: Job, head: int, start: int, parts: Parts) -> Selection | 
     tail, messages = parts.tail, job.messages
     if start >= len(messages):
         return None
-    kept, replaced = codex_handoff.user_messages(messages, start, job.counts(tail.counter), tail.keep_tokens,
+    kept, replaced = handoff.user_messages(messages, start, job.counts(tail.counter), tail.keep_tokens,
                                                  newest_user(messages))
     return Selection((*range(head), *kept), fold=tuple(range(start, len(messages))), replaced=replaced)
 
@@ -104,47 +98,25 @@ def share(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
 
 def fit(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
     tail, messages = parts.tail, job.messages
-    kept = langchain_trim.trim_last(messages, tail.keep_tokens or job.window, job.counter(tail.counter),
-                                    start_on_user=tail.start_on_user, include_system=head > 0)
+    kept = trim.trim_last(messages, tail.keep_tokens or job.window, job.counter(tail.counter),
+                          start_on_user=tail.start_on_user, include_system=head > 0)
     return Selection(tuple(i for i, _ in kept), replaced={i: m for i, m in kept if m is not messages[i]})
 
 
-def forgotten_events(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
-    trigger, messages = parts.trigger, job.messages
-    forget = openhands_events.forgotten(
-        messages, job.counts(trigger.counter), keep_first=parts.head.keep_first, max_size=trigger.events or None,
-        max_tokens=trigger.threshold(job.window), min_progress=parts.tail.min_progress,
-        total=job.total(trigger.counter))
-    if forget is None:
-        return None
-    span = range(forget.start, forget.stop)
-    return Selection(tuple(i for i in range(len(messages)) if i not in span), fold=tuple(span), anchor=forget.start)
-
-
-def budget(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
-    tail, window = parts.tail, job.window
-    counter = job.counter(tail.counter)
-    ceiling = parts.trigger.threshold(window)
-    aim = Budget(window, int(window * tail.target_share), window if ceiling is None else min(ceiling, window),
-                 counter.overhead(job.request.tools), parts.summary.max_tokens,
-                 VOICES[parts.summary.voice].wrapper, parts.middle.mask_keep, parts.trigger.events)
-    return fit_budget(job.messages, job.counts(tail.counter), counter, aim, head, start, job.pinned, parts.rescue)
-
-
-TAILS: dict[str, Callable[[Job, int, int, Parts], Selection | None]] = {
-    "all": keep_all, "none": keep_none, "none_body": keep_none_body, "recent_tokens": recent_tokens,
-    "recent_messages": recent_messages,
-    "user_messages": user_messages, "share": share, "fit": fit, "events": forgotten_events, "budget": budget,
-    "char_share": agent_tails.char_share, "safe_cut": agent_tails.safe_cut, "history_half": agent_tails.history_half,
-    "evict": agent_tails.evict}
+Tail = Callable[[Job, int, int, Parts], Selection | None]
+TAILS: Registry[Tail] = Registry("tail")
+for _name, _tail in (("all", keep_all), ("none", keep_none), ("none_body", keep_none_body),
+                     ("recent_tokens", recent_tokens), ("recent_messages", recent_messages),
+                     ("user_messages", user_messages), ("share", share), ("fit", fit), ("events", wt.events),
+                     ("budget", wt.budget), ("char_share", wt.char_share), ("safe_cut", wt.safe_cut),
+                     ("history_half", wt.history_half), ("evict", wt.evict)):
+    TAILS.register(_name, _tail)
 
 
 def select(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
     """Run the policy's tail.
 
     Raises:
-        CtxlabError: an unknown tail kind.
+        UnknownNameError: an unknown tail kind.
     """
-    if parts.tail.kind not in TAILS:
-        raise CtxlabError(f"unknown tail {parts.tail.kind!r} (valid: {', '.join(TAILS)})")
-    return TAILS[parts.tail.kind](job, head, start, parts)
+    return TAILS.get(parts.tail.kind)(job, head, start, parts)

@@ -1,12 +1,14 @@
 """`aider`: Aider's chat-history summarization, as a policy preset.
 
-Source: Aider-AI/aider @ 5dc9490b: ``aider/history.py`` @ 19a78641 (``ChatSummary``),
-``aider/models.py`` @ a7a54a93 (``max_chat_history_tokens = min(max(max_input_tokens / 16, 1024),
+Source: Aider-AI/aider @ 5dc9490b: ``aider/history.py`` (``ChatSummary``),
+``aider/models.py`` (``max_chat_history_tokens = min(max(max_input_tokens / 16, 1024),
 8192)``), ``aider/coders/base_coder.py`` (``summarize_start``/``summarize_end``,
 ``format_chat_chunks``) and ``aider/prompts.py`` (``summarize``, ``summary_prefix``).
 
 - Budget: ``--max-chat-history-tokens``, by default 1/16 of the model's input limit, at least
-  1,024 and at most 8,192 (the window plays the input limit).
+  1,024 and at most 8,192 (the window plays the input limit); an int (``aider/args.py``), also
+  ``AIDER_MAX_CHAT_HISTORY_TOKENS`` and a key of ``.aider.conf.yml``
+  (``aider/website/assets/sample.aider.conf.yml``), as every option is.
 - What counts: the completed exchanges only (``done_messages``: between the system prompt and the
   newest user message); the current exchange, the system prompt (and Aider's repo map and files)
   are outside the budget and never summarized. Over the budget (``>``), they are summarized:
@@ -31,16 +33,35 @@ transcript (Aider writes ``# USER``/``# ASSISTANT`` blocks).
 
 from __future__ import annotations
 
-from ctxlab.strategies.policy import Policy, Source, preset
+from ctxlab.strategies.policy import Form, Knob, Policy, Source, Span, W, preset
+from ctxlab.strategies.policy.conversions import limit
+
+_NAME = "max-chat-history-tokens"
+
+
+def _default(window: int) -> dict[str, object]:
+    """Unset: ``min(max(max_input_tokens / 16, 1024), 8192)`` (the window plays the input limit)."""
+    return {"trigger": "share", "trigger_share": 1 / 16, "trigger_min_tokens": 1024, "trigger_max_tokens": 8192}
+
 
 AIDER = preset("aider", Policy, {
-    "trigger": "share", "trigger_share": 1 / 16, "trigger_min_tokens": 1024, "trigger_max_tokens": 8192,
     "trigger_scope": "history", "head": "system", "tail": "history_half", "middle": "summarize", "voice": "aider",
     "summary_max_tokens": 512, "placement": "after_head", "passes": 5,
 }, Source("Aider-AI/aider", "aider/history.py; aider/models.py; aider/coders/base_coder.py; aider/prompts.py",
-          "5dc9490b (history.py @ 19a78641, models.py @ a7a54a93)"),
+          "5dc9490b"),
     "Aider: when the completed exchanges pass min(max(window/16, 1024), 8192) tokens, keep a tail under half "
-    "of it and summarize the rest, recursively (depth 3 at most)", source_names=(
+    "of it and summarize the rest, recursively (depth 3 at most)", agent="Aider", knobs=(
+        Knob(_NAME, "int", "tokens", default=None, sets=limit(unset=_default), allowed=Span(None, None),
+             searched=Span(1024, W(0.5)), step=256, where="aider/args.py, aider/models.py",
+             note="unset: min(max(max input tokens / 16, 1024), 8192); a soft limit on the chat history, "
+                  "after which it is summarized"),
+    ), forms=(
+        Form("yaml", ".aider.conf.yml (home, repository root or current directory)", {_NAME: (_NAME,)},
+             "aider/website/assets/sample.aider.conf.yml"),
+        Form("cli", "on the command line", {_NAME: ("--" + _NAME,)}, "aider/args.py", template="aider"),
+        Form("env", "the environment (or .env)", {_NAME: ("AIDER_MAX_CHAT_HISTORY_TOKENS",)}, "aider/args.py",
+             text_values=True),
+    ), source_names=(
         ("trigger, trigger_share, trigger_min_tokens, trigger_max_tokens",
          "`max_chat_history_tokens` (`--max-chat-history-tokens`)"),
         ("trigger_scope", "`done_messages`, `too_big`"),

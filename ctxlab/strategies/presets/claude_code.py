@@ -60,7 +60,12 @@ the todo list, invoked skills) is not in ctxlab's messages, so ctxlab's context 
 is smaller (by 7-10k tokens on the real logs). The transcript-path sentence of Claude Code's
 wrapper is left out (ctxlab has no transcript file to name). ``CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`` is
 ``trigger=share`` with ``trigger_share`` the percentage / 100 of ``window - trigger_reply``, at most
-the default threshold (``trigger_reserve`` stays the ceiling), as in Claude Code.
+the default threshold (``trigger_reserve`` stays the ceiling), as in Claude Code. The setting
+(https://code.claude.com/docs/en/settings, read through mirrors): "the percentage of context
+capacity (1-100) at which auto-compaction triggers ... Values above the default threshold have no
+effect", set in the shell or in the ``env`` object of ``~/.claude/settings.json``
+(anthropics/claude-code#63186 reports that block not reaching the threshold in one version: the
+shell form is the safe one).
 ``DISABLE_AUTO_COMPACT`` is ctxlab's ``noop``. Subagent and session-memory compaction, the failure
 circuit breaker and the prompt-too-long retry are not modelled. ``summary_max_tokens`` (20,000) is
 Claude Code's cap on the summary reply; the logs' summaries are about 4,000 tokens.
@@ -74,20 +79,33 @@ clear it to mask every tool).
 
 from __future__ import annotations
 
-from ctxlab.strategies.policy import Policy, Source, preset
+from ctxlab.strategies.policy import Form, Knob, Policy, Source, Span, preset
+from ctxlab.strategies.policy.conversions import share
 
 _DOCS = "https://code.claude.com/docs/en/env-vars, /context-window (read 2026-11-25)"
+_SETTINGS = Source("https://code.claude.com/docs/en/settings", "environment variables", "read 2026-11 (via mirrors)")
+_PCT = "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"
 COMPACTABLE = ("Read", "Bash", "Grep", "Glob", "WebFetch", "WebSearch", "Edit", "Write")
 
 CLAUDE_CODE = preset("claude_code", Policy, {
-    "trigger": "reserve", "trigger_reserve": 13000, "trigger_reply": 20000, "trigger_inclusive": True,
+    "trigger_reply": 20000, "trigger_inclusive": True,
     "trigger_recorded": "prompt+tail", "head": "system", "tail": "none", "middle": "summarize",
     "voice": "claude_code", "summary_max_tokens": 20000, "placement": "after_head",
 }, Source("Claude Code (closed source)", _DOCS,
           "2.1.39 (logs, marot/spotter 53a088d2/0c7102a3)",
           "threshold from anthropics/claude-code #31806 and #12004, zhanghandong ch. 9; pinned by the logs"),
     "Claude Code auto-compact: at window - min(max output, 20k) - 13k (recorded usage + the messages "
-    "since), summarize everything into one continuation message", drops_pinned=True, source_names=(
+    "since), summarize everything into one continuation message", agent="Claude Code", knobs=(
+        Knob(_PCT, "int", "percent", default=None, sets=share(percent=True, unset={"trigger": "reserve",
+                                                                                  "trigger_reserve": 13000}),
+             allowed=Span(1, 100), searched=Span(30, 90, "above the default threshold it has no effect"), step=1,
+             where=_SETTINGS, note="unset: window - min(max output, 20k) - 13k; a percentage of the window less "
+                                   "min(max output, 20k), never above that default"),
+    ), forms=(
+        Form("env", "the shell that starts claude", {_PCT: (_PCT,)}, _SETTINGS, text_values=True),
+        Form("json", "~/.claude/settings.json (or .claude/settings.json), its env object", {_PCT: ("env", _PCT)},
+             _SETTINGS, text_values=True),
+    ), drops_pinned=True, source_names=(
         ("trigger, trigger_reserve", "`AUTOCOMPACT_BUFFER_TOKENS` (13,000) below the effective window"),
         ("trigger_reply", "`min(maxOutputTokens, 20000)`; `CLAUDE_CODE_MAX_OUTPUT_TOKENS`"),
         ("trigger_inclusive", "`tokenCount >= threshold`"),
@@ -111,7 +129,8 @@ CLAUDE_CODE_MICROCOMPACT = preset("claude_code_microcompact", Policy, {
           "gentic.news; off by default, not seen in the 2.1.39 logs"),
     "Claude Code time-based micro-compaction (unofficial): over an hour after the last assistant message, "
     "clear all but the 5 newest compactable tool results",
-    minimums=(("mask_keep", 1, "Claude Code keeps at least the newest result: max(1, keepRecent)"),), source_names=(
+    untunable="its thresholds (gapThresholdMinutes, keepRecent) are Anthropic's remote config, not settings a "
+              "Claude Code user can change", minimums=(("mask_keep", 1, "Claude Code keeps at least the newest result: max(1, keepRecent)"),), source_names=(
         ("trigger, trigger_idle_minutes", "`gapThresholdMinutes` (remote config; 60 by default per third parties)"),
         ("mask_keep", "`keepRecent` (remote config; 5 by default per third parties)"),
         ("mask_include", "`COMPACTABLE_TOOLS`"),

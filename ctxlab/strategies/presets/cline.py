@@ -1,11 +1,15 @@
 """`cline`: Cline's agentic context compaction (the SDK's default strategy), as a policy preset.
 
-Source: cline/cline @ 21cb8d25 (release v0.0.78), ``sdk/packages/core/src/extensions/context/``
-@ 8bbdde2a: ``compaction.ts`` (``createContextCompactionPrepareTurn``: the trigger and targets,
+Source: cline/cline @ 21cb8d25 (release v0.0.78), ``sdk/packages/core/src/extensions/context/``:
+``compaction.ts`` (``createContextCompactionPrepareTurn``: the trigger and targets,
 before every model request), ``compaction-shared.ts`` (ratios, ``findCutIndex``,
 ``buildSummaryRequest``, ``ensureFilesSection``, ``buildSummaryMessage``), ``agentic-compaction.ts``
 (``runAgenticCompaction``, ``generateSummary``) and ``sdk/packages/shared/src/llms/tokens.ts``
-(``estimateTokens``: ``max(1, ceil(JSON chars / 3))``, counter ``cline_json3``).
+(``estimateTokens``: ``max(1, ceil(JSON chars / 3))``, counter ``cline_json3``); the setting in
+``sdk/packages/core/src/types/config.ts`` (``CoreCompactionConfig``: ``enabled``, ``strategy``
+(``agentic``, ``basic``), ``preserveRecentTokens``) and ``compaction-shared.ts``
+(``DEFAULT_PRESERVE_RECENT_TOKENS`` 20,000); the SDK session config is code, written here as the
+``compaction`` object's JSON.
 
 - Trigger: the request's estimate reaches 0.9 of the max input (``>=``); the max input is the
   model's input limit, or 0.9 of its context window when only the window is known (always the case
@@ -31,17 +35,28 @@ ctxlab's transcript.
 
 from __future__ import annotations
 
-from ctxlab.strategies.policy import Policy, Source, preset
+from ctxlab.strategies.policy import Form, Knob, Policy, Source, Span, W, preset
+from ctxlab.strategies.policy.conversions import param
+
+_CONFIG = "sdk/packages/core/src/types/config.ts (CoreCompactionConfig)"
 
 CLINE = preset("cline", Policy, {
     "trigger": "share", "trigger_share": 0.81, "trigger_inclusive": True, "trigger_counter": "cline_json3",
-    "head": "system", "fold_previous": True, "tail": "safe_cut", "keep_tokens": 20_000, "tail_counter": "cline_json3",
+    "head": "system", "fold_previous": True, "tail": "safe_cut", "tail_counter": "cline_json3",
     "middle": "summarize", "voice": "cline", "summary_max_tokens": 4096, "placement": "after_head",
 }, Source("cline/cline", "sdk/packages/core/src/extensions/context/compaction.ts, compaction-shared.ts, "
-          "agentic-compaction.ts; sdk/packages/shared/src/llms/tokens.ts", "21cb8d25 (context/ @ 8bbdde2a)"),
+          "agentic-compaction.ts; sdk/packages/shared/src/llms/tokens.ts; sdk/packages/core/src/types/config.ts",
+          "21cb8d25"),
     "Cline: at 0.9 of 0.9 of the window (JSON/3), keep the newest 20k tokens from a safe boundary (the newest "
-    "typed turn whole), summarize the rest into a Context summary with its files",
-    seed_counter="cline_json3", source_names=(
+    "typed turn whole), summarize the rest into a Context summary with its files", agent="Cline (SDK)", knobs=(
+        Knob("compaction.preserveRecentTokens", "int", "tokens", default=20_000, sets=param("keep_tokens"),
+             allowed=Span(0, None), searched=Span(W(0.02), W(0.5), "the kept part never exceeds the compaction target"),
+             step=256, where=_CONFIG, note="the newest tokens kept verbatim (at most what the compaction target leaves)"),
+    ), forms=(
+        Form("json", "the Cline SDK session config's compaction object (CoreSessionConfig)",
+             {"compaction.preserveRecentTokens": ("compaction", "preserveRecentTokens")}, _CONFIG,
+             fixed={("compaction", "enabled"): True, ("compaction", "strategy"): "agentic"}),
+    ), seed_counter="cline_json3", source_names=(
         ("trigger, trigger_share, trigger_inclusive", "`COMPACTION_TRIGGER_RATIO` x `CONTEXT_WINDOW_INPUT_RATIO`, `>=`"),
         ("trigger_counter, tail_counter", "`estimateTokens` (`CHARS_PER_TOKEN` 3)"),
         ("tail, keep_tokens", "`findCutIndex`, `compaction.preserveRecentTokens`"),

@@ -1,10 +1,16 @@
 """`gemini_cli`: Gemini CLI's chat compression with its tool-output masking, as a policy preset.
 
 Source: google-gemini/gemini-cli @ 5411f113: ``packages/core/src/context/chatCompressionService.ts``
-and ``toolOutputMaskingService.ts`` (both last changed @ 4a5d5cfc), ``core/client.ts``
+and ``toolOutputMaskingService.ts``, ``core/client.ts``
 (``processTurn``: compression, then masking, before every request), ``utils/tokenCalculation.ts``
 (``estimateTokenCountSync``, counter ``gemini_chars4``), ``utils/fileUtils.ts``
-(``formatTruncatedToolOutput``), ``prompts/snippets.ts`` @ f47d6c6f (``getCompressionPrompt``).
+(``formatTruncatedToolOutput``), ``prompts/snippets.ts`` (``getCompressionPrompt``), and for the
+settings ``packages/cli/src/config/settingsSchema.ts`` (``model.compressionThreshold``: number,
+default 0.5, "the fraction of context usage at which to trigger context compression";
+``contextManagement.tools.outputMasking.protectionThresholdTokens`` 50,000,
+``minPrunableThresholdTokens`` 30,000 and ``protectLatestTurn`` true, under an experimental
+section), in ``~/.gemini/settings.json``. Remote experiment flags can override these settings
+(``config.ts``).
 ``contextManagement.enabled`` (the newer context manager) is off by default, so this is the default
 behaviour.
 
@@ -41,25 +47,46 @@ around ctxlab's transcript of the history.
 
 from __future__ import annotations
 
-from ctxlab.strategies.policy import Policy, Source, preset
-from ctxlab.summarize.agent_prompts_late import GEMINI_MASKED
+from ctxlab.strategies.policy import Form, Knob, Policy, Source, Span, W, preset
+from ctxlab.strategies.policy.conversions import flag, param, share
+from ctxlab.summarize.agent_prompts import GEMINI_MASKED
 
 EXEMPT = ("activate_skill", "ask_user", "enter_plan_mode", "exit_plan_mode")
 
+_SCHEMA = "packages/cli/src/config/settingsSchema.ts"
+_COMPRESSION = "packages/core/src/context/chatCompressionService.ts"
+_MASKING = ("contextManagement", "tools", "outputMasking")
+
 GEMINI_CLI = preset("gemini_cli", Policy, {
-    "trigger": "share", "trigger_share": 0.5, "trigger_inclusive": True,
-    "prune": True, "prune_protect_tokens": 50_000, "prune_min_tokens": 30_000, "prune_inclusive": True,
-    "prune_skip_messages": 2, "prune_exempt": EXEMPT, "prune_counter": "gemini_chars4",
+    "prune": True, "prune_inclusive": True, "prune_exempt": EXEMPT, "prune_counter": "gemini_chars4",
     "prune_placeholder": GEMINI_MASKED, "head": "system", "tail": "char_share", "keep_char_share": 0.3,
     "results_budget_tokens": 50_000, "results_cut_chars": 40_000, "tail_counter": "gemini_chars4",
     "middle": "summarize", "voice": "gemini", "summary_max_tokens": 2000, "placement": "after_head",
     "refuse_growth": True,
 }, Source("google-gemini/gemini-cli", "packages/core/src/context/chatCompressionService.ts, "
           "toolOutputMaskingService.ts; core/client.ts; utils/tokenCalculation.ts; utils/fileUtils.ts; "
-          "prompts/snippets.ts", "5411f113 (services @ 4a5d5cfc, snippets.ts @ f47d6c6f)"),
+          "prompts/snippets.ts; cli/src/config/settingsSchema.ts", "5411f113"),
     "Gemini CLI: mask old tool outputs past the newest 50k tokens when 30k+ would go; at 0.5 of the window "
     "keep the newest 30% of the history (JSON characters, from a user message) after a <state_snapshot>",
-    seed_counter="gemini_chars4", source_names=(
+    agent="Gemini CLI", knobs=(
+        Knob("model.compressionThreshold", "float", "share", default=0.5, sets=share(inclusive=True),
+             allowed=Span(0, 1), searched=Span(0.2, 0.9), step=0.05, where=_COMPRESSION,
+             note="compress once the prompt reaches this share of the model's limit"),
+        Knob("protectionThresholdTokens", "int", "tokens", default=50_000, sets=param("prune_protect_tokens"),
+             allowed=Span(0, None), searched=Span(W(0.05), W(0.5)), step=256, where=_SCHEMA,
+             note="the newest tool output tokens never masked"),
+        Knob("minPrunableThresholdTokens", "int", "tokens", default=30_000, sets=param("prune_min_tokens"),
+             allowed=Span(0, None), searched=Span(0, W(0.3)), step=256, where=_SCHEMA,
+             note="mask only when at least this much would go"),
+        Knob("protectLatestTurn", "bool", "", default=True, sets=flag("prune_skip_messages", 2, 1), allowed=None,
+             searched=None, step=0, where=_SCHEMA,
+             note="never mask the newest history entry (the request being built is never masked)"),
+    ), forms=(
+        Form("json", "~/.gemini/settings.json (or .gemini/settings.json)",
+             {"model.compressionThreshold": ("model", "compressionThreshold"),
+              **{name: (*_MASKING, name) for name in ("protectionThresholdTokens", "minPrunableThresholdTokens",
+                                                      "protectLatestTurn")}}, _SCHEMA),
+    ), seed_counter="gemini_chars4", source_names=(
         ("trigger, trigger_share, trigger_inclusive", "`model.compressionThreshold` (0.5), `>=`"),
         ("prune_protect_tokens", "`contextManagement.tools.outputMasking.protectionThresholdTokens`"),
         ("prune_min_tokens, prune_inclusive", "`...outputMasking.minPrunableThresholdTokens`, `<` skips"),

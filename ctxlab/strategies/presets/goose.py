@@ -4,7 +4,10 @@ Source: block/goose ``crates/goose/src/context_mgmt/mod.rs`` @ 331a8429
 (``DEFAULT_COMPACTION_THRESHOLD``, ``check_if_compaction_needed``, ``compact_messages``,
 ``do_compact``, ``filter_tool_responses``, the continuation texts) and
 ``crates/goose/src/prompts/compaction.md`` as stored @ 11453df8 (the repository is too large to
-fetch whole: files read one by one from the source index).
+fetch whole: files read one by one from the source index). The setting is read with
+``get_param("GOOSE_AUTO_COMPACT_THRESHOLD")``: the environment variable first, then ``config.yaml``;
+at or below 0, or at or above 1, auto-compaction is off, which ctxlab's trigger cannot say: the
+tuner searches inside.
 
 - Trigger: the last call's total tokens over the context limit above ``GOOSE_AUTO_COMPACT_THRESHOLD``
   (0.8; ``>``; at or below 0, or at or above 1, auto-compaction is off).
@@ -29,16 +32,28 @@ ctxlab's; goose sets none); ``summarizer=llm`` renders goose's template with ctx
 
 from __future__ import annotations
 
-from ctxlab.strategies.policy import Policy, Source, preset
+from ctxlab.strategies.policy import Form, Knob, Policy, Source, Span, preset
+from ctxlab.strategies.policy.conversions import share
+
+_THRESHOLD = "GOOSE_AUTO_COMPACT_THRESHOLD"
+_MOD = Source("block/goose", "crates/goose/src/context_mgmt/mod.rs", "331a8429")
 
 GOOSE = preset("goose", Policy, {
-    "trigger": "share", "trigger_share": 0.8, "trigger_inclusive": False, "head": "system", "tail": "none_body",
+    "head": "system", "tail": "none_body",
     "middle": "summarize", "voice": "goose", "summary_max_tokens": 2000, "summary_input_reduce": "middle_out",
     "placement": "after_head",
 }, Source("block/goose", "crates/goose/src/context_mgmt/mod.rs; crates/goose/src/prompts/compaction.md",
           "331a8429 (mod.rs), 11453df8 (compaction.md)"),
     "goose: over 0.8 of the window, summarize everything (tool responses dropped middle-out if the summarizer "
-    "overflows), then a continuation and the newest user message", source_names=(
+    "overflows), then a continuation and the newest user message", agent="goose", knobs=(
+        Knob(_THRESHOLD, "float", "share", default=0.8, sets=share(inclusive=False), allowed=Span(0, 1),
+             searched=Span(0.3, 0.95), step=0.05, where=_MOD,
+             note="compact when usage / context limit is over it (>); 0 or 1 turn it off"),
+    ), forms=(
+        Form("env", "the environment goose starts in", {_THRESHOLD: (_THRESHOLD,)}, _MOD,
+             text_values=True),
+        Form("yaml", "~/.config/goose/config.yaml", {_THRESHOLD: (_THRESHOLD,)}, _MOD),
+    ), source_names=(
         ("trigger, trigger_share, trigger_inclusive", "`GOOSE_AUTO_COMPACT_THRESHOLD` (0.8), `usage_ratio > threshold`"),
         ("tail", "`compact_messages`: every agent-visible message"),
         ("summary_input_reduce, summary_input_tokens", "`filter_tool_responses`, `removal_percentages`"),

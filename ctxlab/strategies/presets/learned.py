@@ -30,7 +30,8 @@ from ctxlab.errors import CtxlabError
 from ctxlab.strategies.base import BaseStrategy, Plan, Request
 from ctxlab.strategies.mechanics.need_model import NeedModel
 from ctxlab.strategies.mechanics.rescue import Rescue
-from ctxlab.strategies.policy import Source
+from ctxlab.strategies.policy import Form, Knob, Source, Span, Tuning
+from ctxlab.strategies.policy.conversions import param
 from ctxlab.strategies.policy.parts import Parts
 from ctxlab.strategies.presets.recommended import RECOMMENDED
 from ctxlab.strategies.registry import register
@@ -49,6 +50,25 @@ class _Ranked(RECOMMENDED):  # type: ignore[misc,valid-type]
         return super().parts._replace(rescue=self.ranking)
 
 
+_SOURCE = Source("ctxlab", "ctxlab/strategies/presets/learned.py, ctxlab/strategies/mechanics/rescue.py, need.py, "
+                 "need_model.py; ctxlab/learn/", "issue 29", "ctxlab's own design")
+# Its knobs, searched by `ctxlab tune --policy learned`; the model file is not one (`ctxlab learn` writes it).
+_TUNING = Tuning("learned", "ctxlab learned", _SOURCE, knobs=(
+    Knob("trigger_events", "int", "events", default=60, sets=param("trigger_events"), allowed=Span(0, None),
+         searched=Span(20, 200), step=10, where="ctxlab/strategies/presets/learned.py",
+         note="compact above this many events (a tool call or a message each), or when full"),
+    Knob("rescue_share", "float", "share", default=0.1, sets=param("rescue_share", float), allowed=Span(0, 1),
+         searched=Span(0.0, 0.3), step=0.05, where="ctxlab/strategies/mechanics/rescue.py",
+         note="the share of the target (and of the event limit) the rescued old outputs may take"),
+), forms=(
+    Form("python", "ctxlab (the model file: `ctxlab learn ... --out MODEL`)",
+         {"trigger_events": ("get_strategy", "trigger_events"), "rescue_share": ("get_strategy", "rescue_share")},
+         "ctxlab/strategies/presets/learned.py",
+         template="from ctxlab import get_strategy\n\n"
+                  "policy = get_strategy(\"learned\", model=\"MODEL.json\", {get_strategy})"),
+))
+
+
 @register("learned")
 @dataclass(frozen=True)
 class LearnedPolicy(BaseStrategy):
@@ -58,8 +78,8 @@ class LearnedPolicy(BaseStrategy):
     rescue_share: float = 0.1
     trigger_events: int = 60
 
-    source = Source("ctxlab", "ctxlab/strategies/mechanics/rescue.py, need.py, need_model.py; ctxlab/learn/",
-                    "ctxlab's own design (issue 29)")
+    source = _SOURCE
+    tuning = _TUNING
     about = ("recommended, with a need model fitted on your earlier sessions keeping the old tool outputs it "
              "ranks highest out of each fold (model=PATH from `ctxlab learn`; default: the shipped model)")
     source_names = (("model", "a need model written by `ctxlab learn` (JSON); empty: the model shipped with ctxlab"),

@@ -1,14 +1,18 @@
 """`letta`: Letta's (MemGPT) sliding-window summarizer, as a policy preset.
 
-Source: letta-ai/letta @ 56ba9c25 (the parent of the commit that archived the V1 server;
-``letta/services/summarizer/`` last changed @ 3cdecd89): ``services/summarizer/compact.py``
+Source: letta-ai/letta @ 56ba9c25 (the parent of the commit that archived the V1 server):
+``services/summarizer/compact.py``
 (``compact_messages``: modes, fallbacks, post-check), ``summarizer_sliding_window.py``
 (``summarize_via_sliding_window``), ``summarizer_config.py`` (``CompactionSettings``: mode
 ``sliding_window``, ``clip_chars`` 50,000, ``prompt_acknowledgement`` off),
 ``services/summarizer/thresholds.py`` with ``letta/constants.py``
 (``SUMMARIZATION_TRIGGER_MULTIPLIER`` 0.9), ``letta/settings.py``
 (``partial_evict_summarizer_percentage`` 0.30), ``letta/system.py``
-(``package_summarize_message_no_counts``) and ``letta/prompts/summarizer_prompt.py``.
+(``package_summarize_message_no_counts``) and ``letta/prompts/summarizer_prompt.py``. The setting:
+``CompactionSettings.sliding_window_percentage`` (from
+``LETTA_SUMMARIZER_PARTIAL_EVICT_SUMMARIZER_PERCENTAGE``, 0.30), set per agent as
+``compaction_settings`` when it is created or modified (``clip_chars`` only clips an LLM's summary,
+so it is not a tuned knob).
 
 - Trigger: after a step, its total tokens over ``int(0.9 x context_window)`` (``>``).
 - Cutoff: the share of messages evicted starts at ``sliding_window_percentage`` (0.3) and grows by
@@ -33,17 +37,30 @@ reading); ``summarizer=llm`` sends Letta's prompt with ctxlab's transcript.
 
 from __future__ import annotations
 
-from ctxlab.strategies.policy import Policy, Source, preset
+from ctxlab.strategies.policy import Form, Knob, Policy, Source, Span, preset
+from ctxlab.strategies.policy.conversions import param
+
+_SHARE = "compaction_settings.sliding_window_percentage"
 
 LETTA = preset("letta", Policy, {
     "trigger": "share", "trigger_share": 0.9, "trigger_inclusive": False, "head": "system", "tail": "evict",
-    "evict_share": 0.3, "middle": "summarize", "voice": "letta", "summary_max_tokens": 400,
+    "middle": "summarize", "voice": "letta", "summary_max_tokens": 400,
     "summary_max_chars": 50_000, "placement": "after_head", "passes": 2,
 }, Source("letta-ai/letta", "letta/services/summarizer/ (compact.py, summarizer_sliding_window.py, "
           "summarizer_config.py, thresholds.py); letta/constants.py; letta/settings.py; letta/system.py; "
-          "letta/prompts/summarizer_prompt.py", "56ba9c25 (summarizer/ @ 3cdecd89)", "the archived V1 server"),
+          "letta/prompts/summarizer_prompt.py", "56ba9c25", "the archived V1 server"),
     "Letta: over 0.9 of the window, evict the oldest 40%+ of the messages (to an assistant message) until the "
-    "rest fits in 70% of the window, into a clipped system_alert summary", source_names=(
+    "rest fits in 70% of the window, into a clipped system_alert summary", agent="Letta", knobs=(
+        Knob(_SHARE, "float", "share", default=0.3, sets=param("evict_share", float), allowed=Span(0, 1),
+             searched=Span(0.1, 0.8), step=0.05, where="letta/services/summarizer/summarizer_config.py (CompactionSettings)",
+             note="the share of messages eviction starts from (the first attempt evicts 0.1 more); what "
+                  "is kept must fit in 1 - this of the window"),
+    ), forms=(
+        Form("json", "the agent's compaction_settings (agent create or modify, REST or SDK)",
+             {_SHARE: ("compaction_settings", "sliding_window_percentage")},
+             "letta/services/summarizer/summarizer_config.py (CompactionSettings)",
+             fixed={("compaction_settings", "mode"): "sliding_window"}),
+    ), source_names=(
         ("trigger, trigger_share, trigger_inclusive", "`SUMMARIZATION_TRIGGER_MULTIPLIER`, `total_tokens > threshold`"),
         ("tail, evict_share", "`summarize_via_sliding_window`, `compaction_settings.sliding_window_percentage`"),
         ("summary_max_chars", "`compaction_settings.clip_chars`"),

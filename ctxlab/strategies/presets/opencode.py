@@ -39,12 +39,14 @@ ctxlab's; opencode sets none); ``summarizer=llm`` sends opencode's prompt after 
 
 from __future__ import annotations
 
-from ctxlab.strategies.policy import Policy, Source, preset
-from ctxlab.summarize.agent_prompts_late import OPENCODE_PLACEHOLDER
+from ctxlab.strategies.policy import Form, Knob, Policy, Source, Span, W, preset
+from ctxlab.strategies.policy.conversions import flag, reserve
+from ctxlab.summarize.agent_prompts import OPENCODE_PLACEHOLDER
+
+_COMPACTION = Source("anomalyco/opencode", "packages/opencode/src/session/compaction.ts (compaction config)", "fd78ec63")
 
 OPENCODE = preset("opencode", Policy, {
-    "trigger": "reserve", "trigger_reserve": 0, "trigger_reply": 20_000, "trigger_inclusive": True,
-    "prune": True, "prune_protect_tokens": 40_000, "prune_min_tokens": 20_000, "prune_inclusive": False,
+    "trigger_inclusive": True, "prune_protect_tokens": 40_000, "prune_min_tokens": 20_000, "prune_inclusive": False,
     "prune_skip_turns": 2, "prune_exempt": ("skill",), "prune_counter": "opencode_chars4",
     "prune_placeholder": OPENCODE_PLACEHOLDER, "prune_stop_at_pruned": True, "head": "system",
     "tail": "none_body", "middle": "summarize", "voice": "opencode", "summary_max_tokens": 2000, "placement": "end",
@@ -53,7 +55,19 @@ OPENCODE = preset("opencode", Policy, {
           "the classic session code; newer opencode keeps a recent tail"),
     "opencode: prune tool outputs past the newest 40k tokens (2 user turns skipped) when over 20k would go; "
     "at the input limit less min(20k, max output), summarize everything into the model's answer",
-    seed_counter="opencode_chars4", source_names=(
+    agent="opencode", knobs=(
+        Knob("compaction.reserved", "int", "tokens", default=None,
+             sets=reserve(unset={"trigger": "reserve", "trigger_reserve": 0, "trigger_reply": 20_000},
+                          replaces_reply=True), allowed=Span(0, None), searched=Span(W(0.05), W(0.5)), step=256,
+             where=_COMPACTION, note="unset: min(20000, the model's max output) tokens below the input limit"),
+        Knob("compaction.prune", "bool", "", default=True, sets=flag("prune", True, False), allowed=None,
+             searched=None, step=0, where=_COMPACTION,
+             note="erase old tool outputs past the newest 40,000 tokens when more than 20,000 would go"),
+    ), forms=(
+        Form("json", "opencode.json (project) or ~/.config/opencode/opencode.json",
+             {"compaction.reserved": ("compaction", "reserved"), "compaction.prune": ("compaction", "prune")},
+             _COMPACTION, fixed={("$schema",): "https://opencode.ai/config.json", ("compaction", "auto"): True}),
+    ), seed_counter="opencode_chars4", source_names=(
         ("trigger, trigger_reply, trigger_reserve", "`isOverflow`: `min(COMPACTION_BUFFER, maxOutputTokens)`; "
          "`compaction.reserved`"),
         ("prune", "`compaction.prune`"),
