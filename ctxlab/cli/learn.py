@@ -116,7 +116,7 @@ def show(outcome: Any, db: str) -> None:
 
 
 def _sides(outcome: Any) -> str:
-    from ctxlab.learn.run import session_name
+    from ctxlab.learn.outcome import session_name
 
     sessions, parts = outcome.sessions, outcome.split
     lines = [f"Read {len(sessions.items):,} session(s) from {', '.join(sessions.sources)}."]

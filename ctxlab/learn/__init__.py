@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ctxlab.registry import lazy_exports
 
-_EXPORTS = {"LearnOutcome": "ctxlab.learn.run", "learn": "ctxlab.learn.run", "WINDOWS": "ctxlab.learn.run",
+_EXPORTS = {"LearnOutcome": "ctxlab.learn.outcome", "learn": "ctxlab.learn.run", "WINDOWS": "ctxlab.learn.run",
             "Split": "ctxlab.learn.split", "split_sessions": "ctxlab.learn.split", "started": "ctxlab.learn.split",
             "Examples": "ctxlab.learn.examples", "session_examples": "ctxlab.learn.examples",
             "fit_model": "ctxlab.learn.fit", "ranking": "ctxlab.learn.fit", "importances": "ctxlab.learn.fit"}
@@ -29,5 +29,6 @@ __getattr__ = lazy_exports("ctxlab.learn", _EXPORTS, globals())
 if TYPE_CHECKING:
     from ctxlab.learn.examples import Examples, session_examples
     from ctxlab.learn.fit import fit_model, importances, ranking
-    from ctxlab.learn.run import WINDOWS, LearnOutcome, learn
+    from ctxlab.learn.outcome import LearnOutcome
+    from ctxlab.learn.run import WINDOWS, learn
     from ctxlab.learn.split import Split, split_sessions, started

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from ctxlab.learn.run import LearnOutcome, session_name
+from ctxlab.learn.outcome import LearnOutcome, session_name
 
 
 def record(outcome: LearnOutcome, sources: Sequence[str], options: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,14 +17,15 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pandas as pd
 
 from ctxlab.errors import CtxlabError
 from ctxlab.learn import examples as ex
-from ctxlab.learn.fit import Ranking, fit_model, ranking
+from ctxlab.learn.fit import fit_model, ranking
 from ctxlab.learn.judge import agent_policy, judged, learned_specs, replay_sessions, run_config, save_run
+from ctxlab.learn.outcome import LearnOutcome, session_name
 from ctxlab.learn.split import Split, split_sessions
 from ctxlab.learn.verdicts import versus_anchors, versus_recommended
 from ctxlab.replay.config import DEFAULT_COUNTER
@@ -33,27 +34,6 @@ from ctxlab.tune.sessions import Sessions
 
 WINDOWS = (32_000, 64_000)
 Tick = Callable[[str, int], None]  # (phase, total) starts a phase; (phase, -1) advances it by one
-
-
-class LearnOutcome(NamedTuple):
-    """What `learn` fitted and found (tables empty with no split)."""
-
-    model: NeedModel
-    out: str
-    split: Split
-    sessions: Sessions
-    needed: tuple[int, ...]
-    train_ranking: Ranking
-    test_ranking: Ranking
-    front: pd.DataFrame
-    versus: pd.DataFrame
-    anchors: pd.DataFrame
-    learned: str
-    policy: str | None
-    learn_id: str
-    run_id: str | None
-    wall_s: float
-    cpu_s: float
 
 
 def learn(sources: Sequence[str], out: str, *, windows: Sequence[int] = WINDOWS, how: str = "time",
@@ -155,13 +135,6 @@ def _about(sessions: Sessions, parts: Split, horizon: int, share: float, how: st
             "trained_on": [session_name(sessions, i) for i in parts.train], "ctxlab": versions().get("ctxlab", "")}
 
 
-def session_name(sessions: Sessions, i: int) -> str:
-    """A session as a reader finds it: its log file (or dataset) and its id."""
-    item = sessions.items[i]
-    source = (item.conversation.meta or {}).get("source") or item.dataset
-    return f"{source} ({item.conversation.id})"
-
-
 def _learn_id(sessions: Sessions, model: NeedModel, parts: Split, windows: Sequence[int], policy: str | None,
               reference: str) -> str:
     identity = {"scope": sessions.scope(reference, None), "model": model.to_json(), "test": list(parts.test),
@@ -169,4 +142,4 @@ def _learn_id(sessions: Sessions, model: NeedModel, parts: Split, windows: Seque
     return "L" + hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:11]
 
 
-__all__ = ["WINDOWS", "LearnOutcome", "Tick", "learn", "session_name"]
+__all__ = ["WINDOWS", "LearnOutcome", "Tick", "learn"]
