@@ -12,8 +12,10 @@ The sessions are taken in a stratified order (`stratified_order`): sorted by the
 and visited in bit-reversed rank order, so every prefix spreads evenly over short and long sessions
 and each rung's sample holds the one before it (a setting's replayed sessions are reused, so a
 survivor costs one full replay however many rungs it passes). A rung keeps the settings on its
-front (`ctxlab.tune.pareto.front`, ties paired over the rung's sessions) first, then the best by
-needed recall, at most a third of the rung (at least one).
+contenders (the pick's own rule, `ctxlab.tune.pareto.contenders`: the best quality on the rung's
+sessions and every setting whose interval overlaps it, so a setting is pruned only when the sample
+already shows it clearly worse), then its front, then the best by needed recall, to a third of the
+rung (at least one).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
 from ctxlab.tune.measures import Evaluation, Goal, Measure
-from ctxlab.tune.pareto import front, pick
+from ctxlab.tune.pareto import contenders, front, pick
 from ctxlab.tune.sessions import Sessions
 from ctxlab.tune.space import Setting
 from ctxlab.tune.tuner import Samples, SearchResult
@@ -74,8 +76,12 @@ def rung_sizes(calls: Sequence[int], settings: int, eta: int = ETA, min_sessions
 
 
 def survivors(evaluations: Sequence[Evaluation], goal: Goal, keep: int) -> list[int]:
-    """The indices of the `keep` settings a rung passes on: its front first, then by quality."""
+    """The indices of the settings a rung passes on: every setting the pick could still choose
+    (`contenders` with overlapping intervals: wider than the paired tie the pick uses, because a
+    paired interval on a sample can exclude zero where every session would not), then the rung's
+    front, then the best by quality, to at least `keep`."""
     on = {p.row for p in front(evaluations, goal)}
+    level = set(contenders(evaluations, goal, same=_overlapping))
 
     def rank(i: int) -> tuple[bool, float, float, float]:
         m = evaluations[i].measures
@@ -83,7 +89,11 @@ def survivors(evaluations: Sequence[Evaluation], goal: Goal, keep: int) -> list[
         quality = m[goal.quality].mean
         return (i not in on, rejected, -quality if quality == quality else math.inf, m[goal.cost].mean)
 
-    return sorted(sorted(range(len(evaluations)), key=rank)[:max(1, keep)])
+    return sorted(level | set(sorted(range(len(evaluations)), key=rank)[:max(1, keep)]))
+
+
+def _overlapping(a: Evaluation, b: Evaluation, measure: str) -> bool:
+    return a.measures[measure].overlaps(b.measures[measure])
 
 
 def halving(candidates: Sequence[Setting], objective: PartialObjective, order: Sequence[int], calls: Sequence[int],
