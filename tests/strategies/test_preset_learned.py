@@ -16,7 +16,7 @@ from ctxlab.messages import Conversation, Message
 from ctxlab.replay.steps import replay_steps
 from ctxlab.strategies import get_strategy
 from ctxlab.strategies.mechanics import need, rescue
-from ctxlab.strategies.mechanics.need_model import FORMAT, VERSION, NeedModel
+from ctxlab.strategies.mechanics.need_model import FORMAT, VERSION, NeedModel, digest
 from ctxlab.tokens import get_counter
 from tests.builders import Convo, prose
 
@@ -36,9 +36,13 @@ def session(steps: int = 30) -> Conversation:
     return Conversation("learned", c.assistant("Found it: src/s1/mod_2.py.").build())
 
 
-def model_file(tmp_path: Path, **changes: object) -> Path:
+def model_file(tmp_path: Path, *, digested: bool = True, **changes: object) -> Path:
+    """The shipped model with `changes`, its digest written again for them unless not `digested`
+    (a file edited by hand) or `changes` set one: with it, each check below the digest is reached."""
     data = json.loads(NeedModel.default().to_json())
     data.update(changes)
+    if digested and "sha256" not in changes:
+        data["sha256"] = digest({k: v for k, v in data.items() if k != "sha256"})
     path = tmp_path / "model.json"
     path.write_text(json.dumps(data))
     return path
@@ -59,12 +63,26 @@ def test_the_shipped_model_loads_and_ranks_every_feature():
     ({"extra": "import os; os.system('touch /tmp/x')"}, "not a valid learned model"),
     ({"format": "something-else"}, "not a ctxlab learned model"),
     ({"version": VERSION + 1}, f"a learned model of version {VERSION + 1}"),
+    ({"version": 1}, "this ctxlab reads version 2: fit it again"),
+    ({"sha256": 1}, "not a valid learned model (sha256"),
 ])
 def test_a_tampered_or_foreign_model_fails_in_one_line(tmp_path, changes, reason):
     path = model_file(tmp_path, **changes)
     with pytest.raises(CtxlabError) as err:
         get_strategy(f"learned:model={path}")
     assert reason in str(err.value) and "\n" not in str(err.value) and str(path) in str(err.value)
+
+
+def test_a_model_edited_after_learn_wrote_it_fails_in_one_line(tmp_path):
+    coef = list(NeedModel.default().coef)
+    coef[0] += 1.0  # still a valid model, but not the one that was fitted
+    path = model_file(tmp_path, digested=False, coef=coef)
+    with pytest.raises(CtxlabError) as err:
+        get_strategy(f"learned:model={path}")
+    assert "changed after `ctxlab learn` wrote it" in str(err.value) and "\n" not in str(err.value)
+    relaid = tmp_path / "relaid.json"  # the same content laid out differently is the same model
+    relaid.write_text(json.dumps(json.loads(NeedModel.default_path().read_text()), indent=4))
+    assert NeedModel.load(relaid) == NeedModel.default()
 
 
 class _Boom:

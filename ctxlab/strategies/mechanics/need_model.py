@@ -3,8 +3,11 @@
 A logistic regression over `ctxlab.strategies.mechanics.need.FEATURES`, standardized, stored as
 plain JSON (`FORMAT`, `VERSION`): the numbers and what they were fitted on, nothing that runs when
 read. People share model files, so loading one reads JSON into a strict schema (pydantic, unknown
-keys refused), checks its format, version and feature list against this ctxlab's, and fails in one
-line (`CtxlabError`) otherwise; a model of another version says to fit it again.
+keys refused), checks its format, version and feature list against this ctxlab's, and the
+``sha256`` of its content that `ctxlab learn` wrote into it, and fails in one line (`CtxlabError`)
+otherwise; a model of another version says to fit it again. The digest makes an edited file
+evident (a changed coefficient is still valid JSON); it is no signature: whoever edits a file can
+write a new digest. Loading never runs code, so the most a forged file can do is rank badly.
 
     model = NeedModel.load("my-sessions.json")
     scores = model.predict(item_features(messages, counts, items))
@@ -12,6 +15,7 @@ line (`CtxlabError`) otherwise; a model of another version says to fit it again.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -23,7 +27,7 @@ from ctxlab.errors import CtxlabError
 from ctxlab.strategies.mechanics.need import FEATURES
 
 FORMAT = "ctxlab.learned-need-model"
-VERSION = 1
+VERSION = 2  # 2: the content digest (``sha256``); version 1 files had none
 MAX_BYTES = 2_000_000  # a model is a few kilobytes; anything far larger is not one
 DEFAULT = Path(__file__).resolve().parents[1] / "models" / "learned.json"
 
@@ -46,10 +50,10 @@ class NeedModel(NamedTuple):
                 for row in rows]
 
     def to_json(self) -> str:
-        """The model file's text."""
-        return json.dumps({"format": FORMAT, "version": VERSION, "features": list(self.features),
-                           "mean": list(self.mean), "scale": list(self.scale), "coef": list(self.coef),
-                           "intercept": self.intercept, "about": self.about}, indent=1, sort_keys=True)
+        """The model file's text, with the digest of its content."""
+        body = {"format": FORMAT, "version": VERSION, "features": list(self.features), "mean": list(self.mean),
+                "scale": list(self.scale), "coef": list(self.coef), "intercept": self.intercept, "about": self.about}
+        return json.dumps({**body, "sha256": digest(body)}, indent=1, sort_keys=True)
 
     @classmethod
     def load(cls, path: str | Path) -> NeedModel:
@@ -75,6 +79,12 @@ class NeedModel(NamedTuple):
     def default_path() -> Path:
         """Where the shipped model is (package data)."""
         return DEFAULT
+
+
+def digest(body: dict[str, Any]) -> str:
+    """The sha256 of a model file's content without its digest, on its canonical JSON (so only the
+    numbers and names count, not the layout)."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _sigmoid(z: float) -> float:
@@ -106,6 +116,7 @@ def parse(data: Any, where: str = "model") -> NeedModel:
         coef: list[float]
         intercept: float
         about: dict[str, Any] = {}
+        sha256: str
 
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CtxlabError(f"{where}: not a ctxlab learned model (no \"format\": \"{FORMAT}\")")
@@ -118,6 +129,9 @@ def parse(data: Any, where: str = "model") -> NeedModel:
         first = exc.errors()[0]
         raise CtxlabError(f"{where}: not a valid learned model ({'.'.join(map(str, first['loc']))}: "
                           f"{first['msg']})") from exc
+    if digest({k: v for k, v in data.items() if k != "sha256"}) != file.sha256:
+        raise CtxlabError(f"{where}: the model was changed after `ctxlab learn` wrote it (its content does not "
+                          "match its sha256): fit it again")
     return _checked(file, where)
 
 
@@ -133,4 +147,4 @@ def _checked(file: Any, where: str) -> NeedModel:
                      float(file.intercept), dict(file.about))
 
 
-__all__ = ["DEFAULT", "FORMAT", "VERSION", "NeedModel", "parse"]
+__all__ = ["DEFAULT", "FORMAT", "VERSION", "NeedModel", "digest", "parse"]
