@@ -2,7 +2,11 @@
 
 The judged policies: `learned` with the model at `recommended`'s settings of ``trigger_events``
 (`LEARNED_EVENTS`, its default first: its curve of settings), `recommended`'s curve of settings
-(`ctxlab.analysis.dominance.SETTINGS`), every anchor preset, and the agent's own policy. One
+(`CURVE`: `ctxlab.analysis.dominance.SETTINGS` and the settings either side of the default, 50
+and 70 events), every anchor preset, and the agent's own policy. Learned's default sits between
+two settings of the shared grid (40 and 80 events), where a long session's recall climbs steeply
+and a straight line between them reads the curve low; the settings beside it make learned's
+lead over the curve a fairer one (on the shared logs' time split 0.3-0.5 points smaller). One
 per-turn replay at each window, each policy counting with its own agent's counter, measured with
 the reference tokenizer: the replay worker's own per-unit code over the sessions' kept state
 (`ctxlab.replay.worker.replay_conversation`), so every number is what ``ctxlab recommend`` would
@@ -24,7 +28,8 @@ from ctxlab.replay.rows import Rows
 from ctxlab.replay.worker import build_state, replay_conversation
 from ctxlab.tune.sessions import Sessions
 
-LEARNED_EVENTS = (60, 20, 30, 40, 80, 120, 0)  # the default first; 0: only when the window is full
+LEARNED_EVENTS = (60, 20, 30, 40, 50, 70, 80, 120, 0)  # the default first; 0: only when the window is full
+CURVE = (*SETTINGS, "recommended:trigger_events=50", "recommended:trigger_events=70")  # read by tokens, any order
 # The agent preset an agent log's format stands for (the agent's own policy, `--policy`'s default).
 AGENT_POLICIES = {"claude_code": "claude_code", "codex": "codex", "pi": "pi", "aider": "aider",
                   "gemini_cli": "gemini_cli", "openhands": "openhands", "opencode": "opencode", "cline": "cline",
@@ -46,7 +51,7 @@ def agent_policy(sessions: Sessions, indices: Sequence[int]) -> str | None:
 
 def judged(model: str, policy: str | None) -> list[str]:
     """Every spec replayed: learned's settings, recommended's, the anchors and the agent's own."""
-    return list(dict.fromkeys([*learned_specs(model), *SETTINGS, *ANCHORS, *([policy] if policy else [])]))
+    return list(dict.fromkeys([*learned_specs(model), *CURVE, *ANCHORS, *([policy] if policy else [])]))
 
 
 def replay_sessions(sessions: Sessions, indices: Sequence[int], specs: Sequence[str], windows: Sequence[int],
@@ -91,5 +96,5 @@ def save_run(db: str, run_id: str, name: str, config: dict[str, Any], fingerprin
         store.finish_run(con, run_id, "finished", seconds)
 
 
-__all__ = ["AGENT_POLICIES", "LEARNED_EVENTS", "agent_policy", "judged", "learned_specs", "replay_sessions",
+__all__ = ["AGENT_POLICIES", "CURVE", "LEARNED_EVENTS", "agent_policy", "judged", "learned_specs", "replay_sessions",
            "run_config", "save_run"]

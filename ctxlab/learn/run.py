@@ -24,7 +24,7 @@ import pandas as pd
 from ctxlab.errors import CtxlabError
 from ctxlab.learn import examples as ex
 from ctxlab.learn.fit import fit_model, ranking
-from ctxlab.learn.judge import agent_policy, judged, learned_specs, replay_sessions, run_config, save_run
+from ctxlab.learn.judge import CURVE, agent_policy, judged, learned_specs, replay_sessions, run_config, save_run
 from ctxlab.learn.outcome import LearnOutcome, session_name
 from ctxlab.learn.split import Split, split_sessions
 from ctxlab.learn.verdicts import versus_anchors, versus_recommended
@@ -108,7 +108,7 @@ def _judge(sessions: Sessions, parts: Split, out: str, windows: Sequence[int], p
     front, rows = frontier(results, reference), session_rows(results, reference)
     label = learned_specs(path)[0]
     anchors = [*ANCHORS, *([policy] if policy and policy not in ANCHORS else [])]
-    return (front, versus_recommended(front, rows, label), versus_anchors(front, rows, learned_specs(path), anchors),
+    return (front, versus_recommended(front, rows, label, CURVE), versus_anchors(front, rows, learned_specs(path), anchors),
             run_id, label)
 
 
@@ -137,8 +137,9 @@ def _about(sessions: Sessions, parts: Split, horizon: int, share: float, how: st
 
 def _learn_id(sessions: Sessions, model: NeedModel, parts: Split, windows: Sequence[int], policy: str | None,
               reference: str) -> str:
+    # What is judged is part of the id, so a ctxlab that judges more settings does not find an older run.
     identity = {"scope": sessions.scope(reference, None), "model": model.to_json(), "test": list(parts.test),
-                "windows": list(windows), "policy": policy}
+                "windows": list(windows), "policy": policy, "judged": judged("", policy)}
     return "L" + hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:11]
 
 
