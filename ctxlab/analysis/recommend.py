@@ -46,10 +46,12 @@ RECALLS = {"in_context_recall": ("framed_kept", "needed_total"), "old_recall": (
 BOUNDED = ("in_context_recall", "non_regex_recall")
 LIMIT_COLUMNS = ["limit_recall", "newest_share", "headroom_closed"]
 # What every face says beside the limit's figures (one wording, `ctxlab.metrics.limit`).
-LIMIT_NOTE = ("Hindsight limit: the most needed strings any policy could send at the same tokens per call, "
-              "knowing what the next call uses (it uses the future: a bound, never a policy; horizon: the next "
-              "call). Headroom closed: the share of the way from what sending the newest messages keeps "
-              "(newest) to the limit that the policy covers.")
+LIMIT_NOTE = ("Hindsight limit: the most of the next call's needed strings any text of the policy's tokens per "
+              "call could hold, knowing what that call uses (it uses the future: a bound, never a policy; "
+              "horizon: the next call). A call's needed strings take a few dozen tokens, so it is every needed "
+              "string unless a policy sends little beyond the pinned messages: 100% says the policy lost strings "
+              "by what it chose to send, not for want of tokens. Headroom closed: the share of the way from what "
+              "sending the newest messages keeps (newest) to the limit that the policy covers.")
 FRONT_COLUMNS = [*VARIANT, "sessions", "calls", "tokens_sent", "refetch_tokens", "effective_tokens", "needed_recall",
                  "needed_low", "needed_high", *RECALLS, *(f"{b}_{end}" for b in BOUNDED for end in ("low", "high")),
                  "orphan_rate", "overflow_rate", *LIMIT_COLUMNS, "on_front"]

@@ -130,6 +130,8 @@ def _sides(outcome: Any) -> str:
 
 
 def _window(outcome: Any, window: int) -> None:
+    from ctxlab.metrics.limit import reading
+
     out = console()
     front = outcome.front[outcome.front["window"] == window]
     names = {outcome.learned: "learned", DEFAULT_RECOMMENDED: "recommended (its default)",
@@ -146,6 +148,7 @@ def _window(outcome: Any, window: int) -> None:
     out.print(df_table(rows, f"At a {window:,}-token window, on the later sessions (95% CI over sessions; the "
                              "hindsight limit uses the future: the most needed strings any policy could send at "
                              "those tokens, horizon the next call)", _SHOWN))
+    out.print(reading(dict(zip(front["label"], front["limit_recall"], strict=True))), markup=False)
     versus = outcome.versus[outcome.versus["window"] == window].copy()
     versus["learned_shown"] = [_ci(v, lo, hi) for v, lo, hi in
                                zip(versus["learned"], versus["learned_low"], versus["learned_high"], strict=True)]

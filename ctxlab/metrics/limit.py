@@ -19,15 +19,19 @@ Its horizon is the next call, the one needed recall grades (`HORIZON`). It is co
 the unit's own tokens and stored beside needed recall (``limit_kept``), so it pools as needed
 recall does and "the limit at a policy's tokens" is the pooled ``limit_kept`` of its units.
 
-Needed strings are a few tokens each and a call sends thousands, so the limit is usually every
-needed string: at equal tokens nearly all of a policy's loss is headroom. The *share of the
-headroom closed* (`headroom_closed`) measures a policy from the strings every policy keeps by
-sending the newest messages (those a message new since the previous call holds) to the limit.
+What it says, and what not: a call's needed strings take a few dozen tokens (on the shared real
+logs a plain text holding all of one call's takes 21 o200k tokens at the median, 840 at most), so
+the limit is every needed string unless a policy sends next to nothing beyond the pinned messages
+(`reading` names where it binds). A limit of 100% says the budget was not what the policy lost
+strings to; its choice of what to send was. It does not say that any rule could reach it: the
+limit knows the future. The *share of the headroom closed* (`headroom_closed`) measures a policy
+from the strings every policy keeps by sending the newest messages (those a message new since the
+previous call holds) to the limit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from ctxlab.messages import Message
@@ -37,7 +41,7 @@ from ctxlab.tokens import TokenCounter
 from ctxlab.tokens.cover import inner_tokens, vocabulary, vocabulary_of
 
 HORIZON = "next call"
-LABEL = "hindsight limit (uses the future; a bound, not a policy)"
+BINDS = 0.995  # a pooled limit under this is a budget that bound: a policy lost strings for want of tokens
 _ROLES = ("system", "user", "assistant", "tool")
 
 
@@ -114,4 +118,21 @@ def headroom_closed(recall: float | None, limit: float | None, newest: float | N
     return (recall - newest) / (limit - newest)
 
 
-__all__ = ["HORIZON", "LABEL", "call_costs", "headroom_closed", "limit_kept"]
+def reading(limits: Mapping[str, float]) -> str:
+    """One sentence on what the limit says at one window, from each policy's pooled limit at its own
+    tokens (`limits`, by name; NaN for runs stored before the limit): where it binds, else that
+    the budget bound no policy."""
+    known = {name: value for name, value in limits.items() if value == value}
+    if not known:
+        return ""
+    binding = sorted((value, name) for name, value in known.items() if value < BINDS)
+    if not binding:
+        return ("At every policy's tokens the hindsight limit is every needed string: no policy here lost a needed "
+                "string for want of tokens, only by what it chose to send.")
+    named = ", ".join(f"{name} {100 * value:.1f}%" for value, name in binding)
+    rest = ("; at every other policy's tokens it is every needed string" if len(binding) < len(known) else "")
+    return (f"The hindsight limit binds (under {100 * BINDS:.1f}%) where a policy sends little beyond the pinned "
+            f"messages: {named}{rest}.")
+
+
+__all__ = ["BINDS", "HORIZON", "call_costs", "headroom_closed", "limit_kept", "reading"]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ctxlab import store
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.grounded import GroundedEvaluator, SessionNeeds
-from ctxlab.metrics.limit import call_costs, headroom_closed, limit_kept
+from ctxlab.metrics.limit import call_costs, headroom_closed, limit_kept, reading
 from ctxlab.replay import ReplayConfig, replay
 from ctxlab.strategies import default_strategies
 from ctxlab.tokens import get_counter
@@ -86,6 +86,14 @@ def test_the_limit_is_every_string_with_room_and_only_the_free_ones_without():
 def test_headroom_closed():
     assert headroom_closed(0.9, 1.0, 0.4) == pytest.approx(5 / 6)
     assert headroom_closed(0.9, 0.4, 0.4) is None and headroom_closed(None, 1.0, 0.4) is None
+
+
+def test_the_reading_names_where_the_limit_binds_and_says_when_it_binds_nowhere():
+    binds = reading({"recommended": 1.0, "langchain_trim": 0.862, "sliding_window": 0.912, "old run": float("nan")})
+    assert binds.index("langchain_trim 86.2%") < binds.index("sliding_window 91.2%")
+    assert "recommended" not in binds and "every other policy" in binds
+    assert "for want of tokens" in reading({"recommended": 1.0, "learned": 0.998})
+    assert "every other" not in reading({"langchain_trim": 0.5}) and reading({"old run": float("nan")}) == ""
 
 
 @pytest.mark.slow
