@@ -52,6 +52,20 @@ LIMIT_NOTE = ("Hindsight limit: the most of the next call's needed strings any t
               "string unless a policy sends little beyond the pinned messages: 100% says the policy lost strings "
               "by what it chose to send, not for want of tokens. Headroom closed: the share of the way from what "
               "sending the newest messages keeps (newest) to the limit that the policy covers.")
+
+
+def limit_reading(front: pd.DataFrame) -> str:
+    """Where the hindsight limit binds at one window's `front` (`ctxlab.metrics.limit.reading`, by
+    variant name); empty for a front without the limit."""
+    from ctxlab.metrics.limit import reading
+
+    if "limit_recall" not in front or front.empty:
+        return ""
+    labels = front["label"].astype(str)  # with its counter where the label ran with several
+    shown = labels.where(~labels.duplicated(keep=False), labels + " [" + front["counter"].astype(str) + "]")
+    return reading(dict(zip(shown, front["limit_recall"].astype(float), strict=True)))
+
+
 FRONT_COLUMNS = [*VARIANT, "sessions", "calls", "tokens_sent", "refetch_tokens", "effective_tokens", "needed_recall",
                  "needed_low", "needed_high", *RECALLS, *(f"{b}_{end}" for b in BOUNDED for end in ("low", "high")),
                  "orphan_rate", "overflow_rate", *LIMIT_COLUMNS, "on_front"]
@@ -185,4 +199,4 @@ def cost_column(front: pd.DataFrame) -> str:
     return "effective_usd" if "effective_usd" in front and front["effective_usd"].notna().any() else "effective_tokens"
 
 
-__all__ = ["FRONT_COLUMNS", "LIMIT_COLUMNS", "LIMIT_NOTE", "Recommendation", "cost_column", "frontier", "recommend", "session_rows"]
+__all__ = ["FRONT_COLUMNS", "LIMIT_COLUMNS", "LIMIT_NOTE", "limit_reading", "Recommendation", "cost_column", "frontier", "recommend", "session_rows"]

@@ -48,7 +48,7 @@ def recommend(
     """
     from ctxlab import store
     from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import LIMIT_NOTE, frontier
+    from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, limit_reading
     from ctxlab.analysis.recommend import recommend as pick
     from ctxlab.analysis.standin_shipped import logs_gap, logs_rows
     from ctxlab.bench import deterministic_strategies
@@ -81,7 +81,7 @@ def recommend(
                        "strings the agent's next action used that earlier history held, still sent (95% CI over "
                        "sessions); + refetch: tokens sent plus those of the smallest earlier message holding each lost "
                        "string, per session; * = on the front of needed recall vs that", headers))
-    out.print(LIMIT_NOTE, markup=False)
+    out.print(f"{LIMIT_NOTE} {limit_reading(front)}", markup=False)
     choice = pick(front)
     if choice is None:
         out.print("[yellow]no policy produced results to compare[/yellow]")
@@ -109,7 +109,7 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
     from ctxlab import store
     from ctxlab.analysis import frames
     from ctxlab.analysis.dominance import SETTINGS, dominance, replay_config
-    from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, session_rows
+    from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, limit_reading, session_rows
 
     config = replay_config(sources, (window,), settings=(*SETTINGS, "learned"), reference=reference,
                            db=db or store.default_db(), workers=workers, limit=limit, name=f"vs-anchors-{window}",
@@ -126,7 +126,7 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
              "overflow_rate", "orphan_rate", "limit_recall", "headroom_closed")
     out.print(df_table(percents(front), f"Every setting at a {window:,}-token window ({reference} counts)",
                        {k: FRONT_HEADERS[k] for k in shown}))
-    out.print(LIMIT_NOTE, markup=False)
+    out.print(f"{LIMIT_NOTE} {limit_reading(front)}", markup=False)
     shown_table = table.assign(
         anchor_recall=_interval(table, "anchor"), candidate_recall=_interval(table, "candidate"),
         anchor_overflow_rate=table["anchor_overflow_rate"].map(lambda v: "-" if v != v else f"{100 * v:.1f}%"),

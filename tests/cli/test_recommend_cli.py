@@ -31,8 +31,14 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
     assert noop["needed_recall"] == 1.0 and noop["overflow_rate"] > 0  # it keeps everything and overflows
     # Beside each policy, the hindsight limit at its own tokens, named as what it is.
     assert "hindsight limit" in header and "headroom closed" in header
-    assert "Hindsight limit: the most needed strings any policy could send" in " ".join(result.output.split())
+    printed = " ".join(result.output.split())
+    assert "Hindsight limit: the most of the next call's needed strings any text of the policy's tokens" in printed
     assert (front["limit_recall"] >= front["needed_recall"] - 1e-12).all() and front["limit_recall"].notna().all()
+    # and what it says here: where it binds, or that it binds nowhere.
+    binding = front[front["limit_recall"] < 0.995]
+    assert all(f"{label} {100 * v:.1f}%" in printed for label, v in zip(binding["label"], binding["limit_recall"],
+                                                                        strict=True))
+    assert ("the hindsight limit is every needed string" if binding.empty else "The hindsight limit binds") in printed
     # No compaction in the bundled sessions: the verdict carries the one measured on the shared logs.
     text = " ".join(result.output.split())
     assert "Summaries written offline (the stand-in): 2 recorded compactions (the shared real logs, shipped)" in text
