@@ -75,16 +75,22 @@ STRATEGY_COMPARISON = [
        "(the smallest earlier message holding each lost string). Two policies tie when zero is inside the paired "
        "95% interval over sessions of their difference (ctxlab's one rule, the same in `ctxlab recommend`, `ctxlab "
        "tune`, the demo, the report and the dashboard); the policy to run is the cheapest of those tied with the best. "
-       "Regex fact recall (ctxlab's own extractors) is a secondary column. Definitions and caveats: docs/quality.md."),
-    code('''from ctxlab.analysis.verdicts import stored
+       "Regex fact recall (ctxlab's own extractors) is a secondary column. Beside each policy, the **hindsight "
+       "limit** at its own tokens and the share of the **headroom** it closes (printed below: a bound that uses the "
+       "future, never a policy). Definitions and caveats: docs/quality.md; the `learned` policy and `ctxlab learn`: "
+       "docs/learned.md."),
+    code('''from ctxlab.analysis.limits import LIMIT_NOTE
+from ctxlab.analysis.verdicts import stored
 from ctxlab.analysis.wording import heading, lines
 
 with store.reading(frames.locate_db(db)) as con:  # dollars under the run's first price model, as the report
     policies = stored(con, run_id, dataset=dataset)
 if policies is None:
     print("No per-turn units in this run: `ctxlab recommend SOURCE --window N` replays sessions call by call.")
-columns = ["label", "counter", "needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",
-           "instruction_survival", "tokens_sent", "effective_tokens", "fact_recall", "rejected_rate"]
+columns = ["label", "counter", "needed_recall", "needed_low", "needed_high", "limit_recall", "headroom_closed",
+           "in_context_recall", "non_regex_recall", "instruction_survival", "tokens_sent", "effective_tokens",
+           "fact_recall", "rejected_rate"]
+print(LIMIT_NOTE)
 for found in policies.windows if policies else []:
     v = found.verdict
     print("\\n".join([heading(v), *(f"  {line.key}: {line.text}" for line in lines(v))]) if v else "no verdict")

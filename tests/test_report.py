@@ -82,9 +82,12 @@ def test_the_verdict_opens_the_report_per_dataset_and_window(report: str, demo_d
         assert f"{v.dataset}, {v.window:,}-token window" in opening
         assert all(line.text in opening for line in lines(v)) and v.evidence in opening
     assert "no policy needed" in opening  # the fixture's chats fit its windows
-    # the stand-in gap measured on the shared logs (shipped) rides in its slot; no placeholder for the headroom
+    # the stand-in gap measured on the shared logs (shipped) and the headroom ride in their slots
     assert "stand-in gap" in opening and "summaries written offline: 2 recorded compactions" in opening
-    assert "headroom" not in opening.lower()
+    squeezed = [v for v in found.verdicts if v.needs_compression]
+    assert squeezed and all(v.headroom is not None for v in squeezed)
+    assert all(f"hindsight limit at {v.run.name}'s tokens" in opening for v in squeezed)
+    assert opening.count("Hindsight limit: the most of the next call's needed strings") == 1  # said once
     section = html.unescape(report.split("5. Which policy")[1])
     assert all(v.evidence in section for v in found.verdicts)
 

@@ -8,7 +8,9 @@ variant; `frontier` pools those rows per variant, with a bootstrap interval over
 (`ctxlab.analysis.tables.bootstrap_mean_ci`). *Effective cost* is tokens sent plus refetch tokens,
 or with a price model, dollars with prompt caching plus the refetch tokens at the uncached input
 price. `recommend` decides with ctxlab's one rule for a tie (`ctxlab.analysis.ties`). Regex fact
-recall (`ctxlab.metrics.facts`) stays a secondary column.
+recall (`ctxlab.metrics.facts`) stays a secondary column. Beside each variant: the hindsight limit at
+its own tokens and the share of the headroom it closes (`ctxlab.analysis.limits`), which the
+verdict carries for the policy to run.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ctxlab.analysis.evidence import evidence
+from ctxlab.analysis.limits import LIMIT_COLUMNS, headroom_finding, pooled_limit
 from ctxlab.analysis.sessions import RECALLS, VARIANT, session_rows
 from ctxlab.analysis.tables import bootstrap_mean_ci, pareto_front
 from ctxlab.analysis.verdict import EXCLUDED, Verdict, decide
@@ -30,7 +33,8 @@ BOUNDED = ("in_context_recall", "non_regex_recall")
 POOLED = [r for r in RECALLS if r != "needed_recall"]
 FRONT_COLUMNS = [*VARIANT, "sessions", "calls", "tokens_sent", "refetch_tokens", "effective_tokens", "needed_recall",
                  "needed_low", "needed_high", *POOLED, *(f"{b}_{end}" for b in BOUNDED for end in ("low", "high")),
-                 "orphan_rate", "overflow_rate", "failed_rate", "rejected_rate", "peak_tokens", "on_front"]
+                 "orphan_rate", "overflow_rate", "failed_rate", "rejected_rate", "peak_tokens", *LIMIT_COLUMNS,
+                 "on_front"]
 
 
 class Policies(NamedTuple):
@@ -77,7 +81,7 @@ def _pooled(key: tuple, group: pd.DataFrame) -> list:
     return [*key, len(group), calls, sent, refetch, sent + refetch, recall, low, high,
             *(_share(group, *RECALLS[r]) for r in POOLED),
             *(bound for b in BOUNDED for bound in _bounds(group, *RECALLS[b])), *rates,
-            float(group["peak_tokens"].max())]
+            float(group["peak_tokens"].max()), *pooled_limit(group, recall)]
 
 
 def _bounds(group: pd.DataFrame, kept: str, total: str) -> tuple[float, float]:
@@ -93,8 +97,10 @@ def _share(group: pd.DataFrame, kept: str, total: str) -> float:
 def recommend(front: pd.DataFrame, sessions: pd.DataFrame, *, exclude: Sequence[str] = EXCLUDED,
               dataset: str = "") -> Verdict | None:
     """The verdict on one window's policies (`ctxlab.analysis.verdict.decide`): the one to run is
-    the cheapest of those tied with the best needed recall, among the policies with the fewest
-    rejected calls; ties by the one rule (`ctxlab.analysis.ties`). None without data.
+    the cheapest of those tied with the best needed recall, among the policies that compete on
+    rejected calls (`ctxlab.analysis.ties.contest`); ties by the one rule (`ctxlab.analysis.ties`).
+    With its evidence and, where something needs compressing, the headroom (`ctxlab.analysis.limits`).
+    None without data.
 
     Args:
         front: `frontier` rows of one window.
@@ -103,7 +109,10 @@ def recommend(front: pd.DataFrame, sessions: pd.DataFrame, *, exclude: Sequence[
         dataset: what the sessions are, for the verdict ("" for every dataset of the run).
     """
     verdict = decide(front, sessions, cost_column(front), exclude=exclude, dataset=dataset)
-    return None if verdict is None else dataclasses.replace(verdict, evidence=evidence(verdict, front, exclude))
+    if verdict is None:
+        return None
+    headroom = headroom_finding(front, verdict.run) if verdict.needs_compression else None
+    return dataclasses.replace(verdict, evidence=evidence(verdict, front, exclude), headroom=headroom)
 
 
 def policies(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None = None,

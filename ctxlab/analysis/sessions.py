@@ -24,7 +24,8 @@ SUMS = {"facts_kept": "facts_kept", "facts_total": "facts_total", "needed_kept":
         "needed_total": "needed_total", "needed_kept_in_context": "framed_kept",
         "needed_old_kept": "old_kept", "needed_old_total": "old_total", "needed_regex_kept": "regex_kept",
         "needed_regex_total": "regex_total", "refetch_tokens": "refetch_tokens",
-        "instructions_kept": "instructions_kept", "instructions_total": "instructions_total"}
+        "instructions_kept": "instructions_kept", "instructions_total": "instructions_total",
+        "limit_kept": "limit_kept"}
 # Every recall: column name -> the (kept, total) session sums it pools.
 RECALLS = {"needed_recall": ("needed_kept", "needed_total"), "in_context_recall": ("framed_kept", "needed_total"),
            "old_recall": ("old_kept", "old_total"), "non_regex_recall": ("non_regex_kept", "non_regex_total"),
@@ -32,7 +33,7 @@ RECALLS = {"needed_recall": ("needed_kept", "needed_total"), "in_context_recall"
            "fact_recall": ("facts_kept", "facts_total")}
 REASONS = ("orphaned", "overflowed", "failed")
 COLUMNS = [*VARIANT, *CONVERSATION, "calls", "tokens_sent", *SUMS.values(), "non_regex_kept", "non_regex_total",
-           "effective_tokens", "rejected", *REASONS, "peak_tokens"]
+           "effective_tokens", "rejected", *REASONS, "peak_tokens", "limit_missing"]
 
 
 def rejected_calls(units: pd.DataFrame) -> pd.DataFrame:
@@ -54,7 +55,9 @@ def unit_rows(results: pd.DataFrame, reference: str) -> pd.DataFrame:
     ok = units["status"] == "ok"
     frame = pd.concat([units[[*VARIANT, *CONVERSATION, "unit", "turn", "reference_tokens_before"]].assign(
         sent=units["reference_tokens_after"].where(ok, units["reference_tokens_before"]).fillna(0),
-        **{name: _column(units, source) for source, name in SUMS.items()}),
+        **{name: _column(units, source) for source, name in SUMS.items()},
+        # a unit stored before the hindsight limit existed has none: its variant shows no limit
+        limit_missing=units["limit_kept"].isna().astype(int) if "limit_kept" in units else 1),
         rejected_calls(units).astype(int)], axis=1)
     return frame.assign(non_regex_kept=frame["needed_kept"] - frame["regex_kept"],
                         non_regex_total=frame["needed_total"] - frame["regex_total"])
@@ -63,8 +66,8 @@ def unit_rows(results: pd.DataFrame, reference: str) -> pd.DataFrame:
 def session_rows(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None = None,
                  input_price: float | None = None, *, units: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per variant x session (`COLUMNS`): calls, tokens sent, the `SUMS`, non-regex needed
-    strings, effective tokens (sent plus refetch), rejected calls, and ``peak_tokens``: the
-    largest call without compression.
+    strings, effective tokens (sent plus refetch), rejected calls, ``peak_tokens``: the largest
+    call without compression, and ``limit_missing``: calls stored without the hindsight limit.
 
     Args:
         results: rows of the `results` view (per-turn units; one row per unit and reference).
@@ -78,7 +81,7 @@ def session_rows(results: pd.DataFrame, reference: str, costs: pd.DataFrame | No
     frame = unit_rows(results, reference) if units is None else units
     if frame.empty:
         return pd.DataFrame(columns=COLUMNS if costs is None else [*COLUMNS, "cost_usd", "effective_usd"])
-    summed = ["sent", *SUMS.values(), "non_regex_kept", "non_regex_total", "rejected", *REASONS]
+    summed = ["sent", *SUMS.values(), "non_regex_kept", "non_regex_total", "rejected", *REASONS, "limit_missing"]
     rows = (frame.groupby([*VARIANT, *CONVERSATION], observed=True, sort=True)
             .agg(calls=("unit", "size"), **{n: (n, "sum") for n in summed},
                  peak_tokens=("reference_tokens_before", "max"))

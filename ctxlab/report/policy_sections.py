@@ -8,6 +8,7 @@ import pandas as pd
 
 from ctxlab.analysis import costs as C
 from ctxlab.analysis import plots as P
+from ctxlab.analysis.limits import LIMIT_NOTE
 from ctxlab.analysis.recommend import Policies
 from ctxlab.analysis.verdicts import RunPolicies
 from ctxlab.analysis.wording import RULE, lines
@@ -18,12 +19,13 @@ FRONT = {"label": "policy", "counter": "counter", "needed_recall": "needed recal
          "needed_high": "high", "in_context_recall": "in context", "non_regex_recall": "non-regex",
          "instruction_survival": "instructions kept", "tokens_sent": "tokens sent / session",
          "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned calls",
-         "overflow_rate": "calls over window", "rejected_rate": "rejected calls", "effective_usd": "$ / session + refetch"}
+         "overflow_rate": "calls over window", "rejected_rate": "rejected calls", "limit_recall": "hindsight limit",
+         "headroom_closed": "headroom closed", "effective_usd": "$ / session + refetch"}
 OTHER_LINES = ("best recall", "cheapest")  # in the table below each window's verdict
 FRONT_KINDS = {"tokens_sent": "int", "effective_tokens": "int", "effective_usd": "float",
                **{c: "pct" for c in ("needed_recall", "needed_low", "needed_high", "in_context_recall",
                                      "non_regex_recall", "instruction_survival", "fact_recall", "orphan_rate",
-                                     "overflow_rate", "rejected_rate")}}
+                                     "overflow_rate", "rejected_rate", "limit_recall", "headroom_closed")}}
 
 
 def policies_section(found: RunPolicies | None) -> list[str]:
@@ -40,6 +42,7 @@ def policies_section(found: RunPolicies | None) -> list[str]:
                       f"{found.reference}; + refetch: plus the tokens of the smallest earlier message holding each "
                       "lost string. Regex fact recall is ctxlab's own extractors, kept for comparison. Orphaned, "
                       f"over-window or failed calls are requests a provider rejects. {RULE}"))
+    out.append(H.para(LIMIT_NOTE))
     for policies in found.windows:
         out += _window(policies, found.model)
     return out

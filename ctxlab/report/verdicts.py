@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ctxlab.analysis.limits import LIMIT_NOTE
 from ctxlab.analysis.verdict import Verdict
 from ctxlab.analysis.wording import RULE, competing, lines
 from ctxlab.report import htmlkit as H
@@ -29,6 +30,8 @@ def verdict_section(runs: Sequence[tuple[str, str, list[Verdict]]]) -> list[str]
                       "sent, pooled over calls, 95% CI over sessions) and the cheapest (effective cost per session: "
                       f"tokens or dollars sent plus refetching what was lost). {RULE} Only policies no provider would "
                       "reject a call of compete. The fronts behind each verdict are in section 5 of each run."))
+    if any(v.headroom is not None for _, _, vs in found for v in vs):
+        out.append(H.para(LIMIT_NOTE, "muted"))  # what the headroom lines measure, said once
     for rid, name, vs in found:
         if len(found) > 1 or len(runs) > 1:
             out.append(f'<h3>Run <a href="#run-{H.esc(rid)}">{H.esc(name)}</a></h3>')
