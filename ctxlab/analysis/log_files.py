@@ -3,8 +3,8 @@
 Each file (an OpenHands event folder counts as one) is loaded on its own, never strictly, so one
 refused log does not stop the others: a refused file is a row with the loader's one-line reason.
 A file's numbers add up its sessions' fidelity reports (`ctxlab.metrics.fidelity`): provider
-calls, usable deltas, repairs, and the entries its importer counted and left out; its note adds
-the import's notes (a run with no usage, a subagent's session). A file is replayable when one of its
+calls, usable deltas, repairs, and the entries its importer counted and left out (lines it skipped
+as unusable among them, each named in `FileCheck.bad_lines`); its note adds the import's notes (a run with no usage, a subagent's session). A file is replayable when one of its
 conversations has a user and an assistant message.
 """
 
@@ -57,6 +57,11 @@ class FileCheck(NamedTuple):
         return sum(sum(r.skipped.values()) for r in self.reports)
 
     @property
+    def bad_lines(self) -> tuple[str, ...]:
+        """``file:line: reason`` of every line the import skipped as unusable (the rest imported)."""
+        return tuple(line for r in self.reports for line in r.bad_lines)
+
+    @property
     def usable_share(self) -> float | None:
         pairs = self.total("pairs")
         return self.total("usable") / pairs if pairs else None
@@ -71,7 +76,8 @@ class FileCheck(NamedTuple):
         if not self.reports:
             return self.note or "no conversations"
         notes = dict.fromkeys(n for r in self.reports for n in r.notes)
-        return "; ".join(n for n in (self._deltas(), *notes) if n)
+        bad = f"{len(self.bad_lines)} unusable line(s) skipped" if self.bad_lines else ""
+        return "; ".join(n for n in (bad, self._deltas(), *notes) if n)
 
     def _deltas(self) -> str:
         """Why few of the file's deltas are usable, or that it records no per-call usage ("" if neither)."""

@@ -260,19 +260,31 @@ def strategies(
 @command()
 def generate(
     out: Annotated[Path, typer.Option(help="Output .jsonl file.", show_default=False)],
-    kind: Annotated[str, typer.Option(help="agent, chat or mixed.")] = "mixed",
-    n: Annotated[int, typer.Option("--n", help="Number of conversations.")] = 100,
+    kind: Annotated[str, typer.Option(help="agent, chat, mixed, or history (a user's whole agent history: long "
+                                           "sessions shaped like real logs, with recorded usage and compactions).")
+                    ] = "mixed",
+    n: Annotated[int, typer.Option("--n", help="Number of conversations (sessions for --kind history).")] = 100,
+    calls: Annotated[int, typer.Option(help="--kind history: provider calls over all sessions.")] = 100_000,
     seed: Annotated[int | None, typer.Option(help="Dataset seed.", show_default="the bundled samples' seed")] = None,
 ) -> None:
-    """Write synthetic conversations (deterministic for a seed) to a JSONL file."""
+    """Write synthetic conversations (deterministic for a seed) to a JSONL file.
+
+    ``ctxlab generate --kind history --n 500 --calls 100000 --out history.jsonl`` writes the user-scale
+    history ``ctxlab bench --history`` measures on.
+    """
     try:
         from ctxlab.datasets import synth
     except ImportError as exc:
         raise CtxlabError(f"the synthetic generator is not available ({exc})") from exc
     makers = {"agent": synth.generate_agent_sessions, "chat": synth.generate_chats, "mixed": synth.generate_mixed}
-    if kind not in makers:
-        raise CtxlabError(f"--kind must be agent, chat or mixed, not {kind!r}")
-    records = makers[kind](n) if seed is None else makers[kind](n, seed=seed)
+    if kind == "history":
+        if calls < 3 * n:
+            raise CtxlabError(f"--calls must be at least 3 per session ({3 * n:,} for {n:,} sessions), not {calls:,}")
+        records = synth.generate_history(n, calls) if seed is None else synth.generate_history(n, calls, seed=seed)
+    elif kind in makers:
+        records = makers[kind](n) if seed is None else makers[kind](n, seed=seed)
+    else:
+        raise CtxlabError(f"--kind must be agent, chat, mixed or history, not {kind!r}")
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8", newline="\n") as f:
         for record in progress(records, f"Writing {out.name}", total=n):

@@ -39,7 +39,8 @@ def check(
     limit: Limit = None,
 ) -> None:
     """One line per file: format, sessions, provider calls, usable deltas, repairs, entries left
-    out, whether it can be replayed, and why a file was refused; then, per session, why deltas were
+    out, whether it can be replayed, and why a file was refused; every line skipped as unusable
+    (file:line: reason; the rest of its log imported); then, per session, why deltas were
     set aside, the worst residuals with their messages, and the repairs the import made (for the
     sessions with the lowest usable share; --details for all)."""
     from ctxlab.analysis.log_files import check_files, unread_files
@@ -50,6 +51,8 @@ def check(
     sources = sources_from(sources, from_agent, newest)
     files = list(progress(check_files(sources, counter, worst, limit), "Checking logs"))
     _print_files(files)
+    _print_lines("Lines skipped as unusable (each log's other entries imported):",
+                 tuple(line for f in files for line in f.bad_lines), None if details else 20, "  ", " (--details lists all)")
     unread = unread_files(sources)
     if unread:
         console().print("Not read (no reader for these types): "
@@ -176,14 +179,15 @@ def _print_report(report) -> None:  # a `Fidelity`
             out.print(f"      ... {len(r.messages) - 6} more message(s)")
 
 
-def _print_lines(title: str, lines: tuple[str, ...], shown: int = 12) -> None:
+def _print_lines(title: str, lines: tuple[str, ...], shown: int | None = 12, indent: str = "    ",
+                 more: str = "") -> None:
     if not lines:
         return
-    console().print(title)
+    console().print(title, markup=False)
     for line in lines[:shown]:
-        console().print(f"    - {line}", markup=False)
-    if len(lines) > shown:
-        console().print(f"    ... and {len(lines) - shown} more")
+        console().print(f"{indent}- {one_line(line)}", markup=False)
+    if shown is not None and len(lines) > shown:
+        console().print(f"{indent}... and {len(lines) - shown} more{more}", markup=False)
 
 
 def _print_counts(title: str, counts: dict[str, int]) -> None:

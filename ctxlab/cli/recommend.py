@@ -13,7 +13,7 @@ from ctxlab.cli.common import Db, Limit, SkipInvalid, Skips, console, df_table, 
 from ctxlab.cli.fronts import FRONT_HEADERS, percents
 from ctxlab.cli.replay import run_replay
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
-from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, SEED, ReplayConfig
+from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, recommend_config
 
 
 @command()
@@ -60,10 +60,9 @@ def recommend(
     if vs_anchors:
         _vs_anchors(sources, window, reference, db, workers, limit, skip_invalid)
         return
-    config = ReplayConfig(tuple(sources), tuple(strategy or deterministic_strategies()), (window,), counters=(SEED,),
-                          references=(reference,), modes=("per-turn",), estimators=(), db=db or store.default_db(),
-                          workers=workers, limit=limit, name=f"recommend-{window}", skip_invalid=skip_invalid,
-                          price_models=(price_model,) if price_model else ())
+    config = recommend_config(sources, window, strategy or deterministic_strategies(), reference=reference,
+                              db=db or store.default_db(), workers=workers, limit=limit, skip_invalid=skip_invalid,
+                              price_model=price_model)
     summary = run_replay(config)
     with store.reading(summary.db) as con:
         costs = store.session_costs(con, summary.run_id) if price_model else None

@@ -248,13 +248,33 @@ def bench(
         help="Agent logs the live tuner is also timed on (repeatable) [default: $CTXLAB_REALLOGS/claude_code and "
              "$CTXLAB_REALLOGS/pi/session.jsonl when $CTXLAB_REALLOGS is set].", show_default=False)] = None,
     only_live: Annotated[bool, typer.Option("--only-live", help="Only the live tuner's knob changes.")] = False,
+    history: Annotated[bool, typer.Option(
+        "--history", help="Instead: a user's whole history (ctxlab generate --kind history: 500 sessions, 100,000 "
+                          "calls, written into --out-dir once): recommend, tune, a knob change and a final replay, "
+                          "each with wall, CPU and peak memory against tokenizing it once.")] = False,
+    history_path: Annotated[str | None, typer.Option(help="--history on this file instead of the generated one.",
+                                                     show_default=False)] = None,
+    history_window: Annotated[int, typer.Option(help="--history: the window recommend, tune and the knob change "
+                                                     "run at.")] = 64_000,
+    part: Annotated[list[str] | None, typer.Option(
+        help="--history: only these parts (recommend, tune, live, final; repeatable) [default: all].",
+        show_default=False)] = None,
+    engine: Annotated[str, typer.Option(help="--history: the replay engine, " + " or ".join(ENGINES) + ".")
+                      ] = ENGINES[0],
 ) -> None:
     """Measure replay speed against tokenizing the bundled data once, and against langchain; and how
-    fast the live tuner answers a knob change."""
+    fast the live tuner answers a knob change (``--history``: the same on a user's whole history)."""
     from ctxlab import bench as b
 
     os.makedirs(out_dir, exist_ok=True)
     out = console()
+    if history:
+        from ctxlab.bench.history import run_history
+
+        for line in run_history(out_dir, workers=workers, window=history_window, path=history_path,
+                                parts=part or ("recommend", "tune", "live", "final"), engine=engine, echo=out.print):
+            out.print(line, markup=False)
+        return
     logs = live_logs if live_logs is not None else _default_live_logs()
     for line in b.run_bench(out_dir=out_dir, workers=workers, scale=scale, scale_n=scale_n, echo=out.print,
                             live_logs=logs, only_live=only_live):

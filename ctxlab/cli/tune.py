@@ -41,6 +41,10 @@ def tune(
     db: Db = None,
     limit: Limit = None,
     skip_invalid: SkipInvalid = False,
+    halving: Annotated[bool | None, typer.Option(
+        "--halving/--no-halving", help="Successive halving over sessions: every setting on a stratified sample "
+                                       "first, a third kept per rung, the pick re-checked on every session "
+                                       "[default: from 48 sessions on].", show_default=False)] = None,
 ) -> None:
     """Tune your agent's own compaction settings on your sessions: every setting replayed turn by
     turn, scored by needed-context recall, instruction survival and effective cost; the front, the
@@ -56,7 +60,7 @@ def tune(
               f"({sessions.calls:,} calls) from {', '.join(sources)}: every setting replayed call by call "
               f"({reference} counts), cost = {_cost_words(price_model)}.", markup=False)
     outcome = run(sessions, policy, window=window, price_model=price_model, reference=reference, knobs=knob,
-                  trials=trials or DEFAULT_TRIALS, seed=seed, db=db or store.default_db())
+                  trials=trials or DEFAULT_TRIALS, seed=seed, db=db or store.default_db(), halving=halving)
     print_outcome(outcome, sources, db or store.default_db())
     print_skips(Skips((f"{s.dataset}: {s.where}", s.reason) for s in sessions.skips))
 
@@ -105,7 +109,9 @@ def print_outcome(outcome: Any, sources: list[str], db: str) -> None:
 def _searched(outcome: Any) -> str:
     result = outcome.result
     names = list(result.searched)
-    how = "a grid" if result.method == "grid" else "optuna's seeded TPE"
+    how = {"grid": "a grid", "halving": "a grid halved over sessions (the sessions column says how many each "
+                                        "setting rests on; the pick and the default rest on all)"}.get(
+        result.method, "optuna's seeded TPE")
     return (f"Searched {' x '.join(names) or 'nothing'} with {how}: {len(result.evaluations)} settings (the "
             f"agent's default first), {outcome.replayed} replayed now, {outcome.reused} read back from the store, "
             f"in {outcome.seconds:.1f} s.")
@@ -161,7 +167,7 @@ def _headers(frame: Any, outcome: Any) -> dict[str, str]:
     from ctxlab.cli.fronts import FRONT_HEADERS
 
     headers = {"number": "#", "role": "", **{f"knob_{i}": k for i, k in enumerate(_knobs(outcome))},
-               **{k: FRONT_HEADERS[k] for k in SHOWN}}
+               "sessions": "sessions", **{k: FRONT_HEADERS[k] for k in SHOWN}}
     if "effective_usd" in frame:
         headers["effective_usd"] = f"$ / session + refetch ({outcome.evaluator.price_model})"
     return {**headers, **{k: FRONT_HEADERS[k] for k in RATES}, "tied": "tied with"}

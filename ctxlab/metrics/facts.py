@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ahocorasick_rs import AhoCorasick, MatchKind
+
 from ctxlab.messages import Conversation, Message
 
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
@@ -161,6 +163,8 @@ class _ConversationFacts:
     _auto: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _universe: tuple[str, ...] = ()
     _contains: dict[Message, frozenset[str]] = field(default_factory=dict)
+    _automaton: Any = field(default=None, repr=False)
+    sources: dict[str, list[tuple[int, int]]] | None = field(default=None, repr=False)  # `fact_tracker`'s
 
     def found(self, messages: Iterable[Message]) -> set[str]:
         """The conversation's facts (normalized) that occur in any of `messages`."""
@@ -170,16 +174,21 @@ class _ConversationFacts:
         return out
 
     def contains(self, message: Message) -> frozenset[str]:
+        """The conversation's facts that occur in `message` (``{f for f in facts if f in text}``),
+        found in one pass over the text by an Aho-Corasick automaton of all of them (overlapping
+        matches, so every fact that occurs is reported), built once per conversation."""
         cached = self._contains.get(message)
         if cached is None:
-            if not self._universe:
+            if self._automaton is None:
                 facts = [normalize(f.fact) for f in self.ground]
                 facts += [f for m in self.conversation.messages for f in self.auto_facts(m)]
                 self._universe = tuple(dict.fromkeys(f for f in facts if f))
+                self._automaton = AhoCorasick(self._universe, matchkind=MatchKind.Standard)
             if len(self._contains) >= _TEXT_ENTRIES:
                 self._contains.clear()
-            text = _message_text(message)
-            cached = self._contains[message] = frozenset(f for f in self._universe if f in text)
+            universe = self._universe
+            matches = self._automaton.find_matches_as_indexes(_message_text(message), overlapping=True)
+            cached = self._contains[message] = frozenset(universe[i] for i in {i for i, _, _ in matches})
         return cached
 
     def ground_before(self, upto: int | None) -> list[GroundFact]:

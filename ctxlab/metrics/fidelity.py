@@ -60,6 +60,7 @@ class Fidelity(NamedTuple):
     residuals: tuple[Residual, ...]
     notes: tuple[str, ...] = ()
     entries: int | None = None
+    bad_lines: tuple[str, ...] = ()  # ``file:line: reason`` of each log line the import skipped as unusable
 
     @property
     def usable_share(self) -> float | None:
@@ -78,7 +79,7 @@ def fidelity(conversation: Conversation, counter: str | TokenCounter | None = No
                     str(meta.get("model") or ""), len(meta.get("provider_calls") or ()), len(spans), len(usable),
                     reason_counts(spans), tuple(str(r) for r in meta.get("repairs") or ()), _counts(meta, "skipped"),
                     _counts(meta, "omitted"), estimator.name, tuple(residuals[:worst]), notes(meta),
-                    meta.get("entries") if isinstance(meta.get("entries"), int) else None)
+                    meta.get("entries") if isinstance(meta.get("entries"), int) else None, _bad_lines(meta))
 
 
 def notes(meta: Mapping[str, Any]) -> tuple[str, ...]:
@@ -123,6 +124,10 @@ def _residual(conversation: Conversation, span: Span, counter: TokenCounter) -> 
     if span.thinking_tokens:
         thinking += (f"thinking: {span.thinking_tokens:,} tokens as the log records them (not shown)",)
     return Residual(span_id(span), estimate, actual, (estimate - actual) / actual, messages + thinking)
+
+
+def _bad_lines(meta: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(f"{b.get('where')}: {b.get('reason')}" for b in meta.get("bad_lines") or () if isinstance(b, Mapping))
 
 
 def _counts(meta: Mapping[str, Any], key: str) -> dict[str, int]:

@@ -44,6 +44,10 @@ class ReplayConfig:
         skip_invalid: record bad records in `skips` and go on, instead of stopping at the first.
         store_records: store each conversation's messages (the dashboard re-runs strategies on them).
         quality: compute fact recall and summary metrics (the costliest measures).
+        summaries: with `quality`, also score every summary (ROUGE against what it replaced, its
+            compression) and the agent's own recorded compactions against ctxlab's at the same cut;
+            ``ctxlab recommend`` shows neither and leaves them out (at a user's scale they are a
+            quarter of its time: a long session's summaries are scored against ever larger sources).
         chunk_messages: about this many messages per work chunk sent to a worker.
         price_models: litellm model names every per-turn call is priced by, with prompt caching
             (`ctxlab.cost`); the prompts are counted with the first reference tokenizer.
@@ -71,6 +75,7 @@ class ReplayConfig:
     chunk_messages: int = 150
     price_models: tuple[str, ...] = ()
     grounded: bool = True
+    summaries: bool = True
 
     def __post_init__(self) -> None:
         normalized = {"sources": _strings(self.sources), "strategies": _strings(self.strategies),
@@ -101,6 +106,18 @@ class ReplayConfig:
                               "caching); add --mode per-turn or --mode both to --price-model")
 
 
+def recommend_config(sources: Sequence[str], window: int, strategies: Sequence[str], *, reference: str = DEFAULT_COUNTER,
+                     db: str | None = None, workers: int = DEFAULT_WORKERS, limit: int | None = None,
+                     skip_invalid: bool = False, price_model: str | None = None, engine: str = "local") -> ReplayConfig:
+    """The replay ``ctxlab recommend`` runs: every policy in `strategies` with its own agent's counter
+    (``seed``), per turn at one `window`, measured with `reference`, graded, and priced by
+    `price_model` when given (``ctxlab bench --history`` times exactly this)."""
+    return ReplayConfig(tuple(sources), tuple(strategies), (window,), counters=(SEED,), references=(reference,),
+                        modes=("per-turn",), estimators=(), db=db, workers=workers, engine=engine, limit=limit,
+                        name=f"recommend-{window}", skip_invalid=skip_invalid,
+                        price_models=(price_model,) if price_model else (), summaries=False)
+
+
 def parse_modes(modes: str | Sequence[str]) -> tuple[str, ...]:
     """``"both"`` or a list of modes -> the ordered, de-duplicated modes."""
     out: list[str] = []
@@ -118,4 +135,4 @@ def _unique(value: str | Sequence[str]) -> tuple[str, ...]:
 
 
 __all__ = ["DEFAULT_COUNTER", "DEFAULT_ESTIMATORS", "DEFAULT_REFERENCES", "DEFAULT_WINDOWS", "DEFAULT_WORKERS",
-           "ENGINES", "MODES", "SEED", "ReplayConfig", "parse_modes"]
+           "ENGINES", "MODES", "SEED", "ReplayConfig", "parse_modes", "recommend_config"]

@@ -45,6 +45,7 @@ class WorkSpec:
     quality: bool = True
     price_models: tuple[str, ...] = ()
     grounded: bool = False
+    summaries: bool = True
 
 
 def resolve_entries(strategies: Sequence[str], counters: Sequence[str]) -> tuple[Entry, ...]:
@@ -80,6 +81,8 @@ def run_identity(config: ReplayConfig, entries: Sequence[Entry], fingerprints: d
     }
     if config.price_models:  # only then, so runs without pricing keep the ids they always had
         identity["price_models"] = list(config.price_models)
+    if config.quality and not config.summaries:  # only then, so every other run keeps its id
+        identity["summaries"] = False
     if grounded(config):  # runs measured before the grounded measures existed lack their rows
         identity["grounded"] = GROUNDED_VERSION
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:12]

@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 from ctxlab.messages import Conversation, Message
+from ctxlab.metrics.fact_tracker import FactTracker
 from ctxlab.replay import metrics
 from ctxlab.replay.plan import Entry
 from ctxlab.store.schema import ROW_TABLES, ROW_TYPES, arrow_schema
@@ -96,8 +97,9 @@ class Unit:
 def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCounts,
               references: Sequence[tuple[str, TokenCounter]], context: Sequence[Message],
               result: CompressionResult | None, error: str | None, latency_ms: float,
-              quality: Quality, summary_cache: dict) -> None:
-    """Measure one compression against the original history and append its rows."""
+              quality: Quality, summary_cache: dict, facts: FactTracker | None = None) -> None:
+    """Measure one compression against the original history and append its rows; `facts` scores the
+    regex fact recall of a per-turn chain's calls incrementally (the same figures as `fact_recall`)."""
     originals = conv.messages if u.upto is None else conv.messages[:u.upto]
     before = counts.history(u.entry.counter, u.upto)
     row: dict[str, Any] = {
@@ -130,11 +132,13 @@ def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCount
         llm_cost_usd=usage.cost_usd, llm_latency_ms=usage.latency_ms)
     problems = []
     effective = result
-    if u.upto is not None and (quality.fact_recall is not None or result.summary is not None):
+    tracked = facts is not None and u.upto is not None
+    if u.upto is not None and ((quality.fact_recall is not None and not tracked) or result.summary is not None):
         effective = metrics.against_originals(result, originals, before)
     if quality.fact_recall is not None:
         try:
-            fr = quality.fact_recall(conv, effective, upto=u.upto)
+            fr = (facts.measure(u.upto, kept) if facts is not None and u.upto is not None
+                  else quality.fact_recall(conv, effective, upto=u.upto))
             row.update(fact_recall=fr.recall, facts_total=fr.total, facts_kept=fr.kept,
                        facts_missing=json.dumps(list(fr.missing)[:50], ensure_ascii=False))
         except Exception as exc:  # a metric bug must not cost the compression's row

@@ -165,7 +165,8 @@ def replay(config: ReplayConfig, progress: Progress | None = None) -> RunSummary
             progress.note(f"resuming run {run_id} ({name})")
         done = store.done_keys(con, run_id)
     spec = WorkSpec(run_id, entries, config.windows, config.modes, config.references, estimators,
-                    config.store_records, config.quality, config.price_models, grounded(config))
+                    config.store_records, config.quality, config.price_models, grounded(config),
+                    config.summaries)
     notes += prepare(spec)
     writer = _Writer(db, run_id, notes=dict.fromkeys(notes))
     status, engine = "failed", make_engine(config.engine, config.workers, config.ray_address)

@@ -21,6 +21,7 @@ import pyarrow as pa
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.compactions import recorded_compaction_rows
 from ctxlab.metrics.estimator import conversation_rows, message_rows
+from ctxlab.metrics.fact_tracker import FactTracker
 from ctxlab.metrics.facts import fact_recall
 from ctxlab.metrics.grounded import GroundedEvaluator, SessionNeeds, grounded_row
 from ctxlab.metrics.provider import provider_rows
@@ -79,7 +80,8 @@ def build_state(spec: WorkSpec) -> _State:
         strategies=[STRATEGIES.build(StrategySpec.from_json(e.spec_json).to_mapping()) for e in spec.entries],
         counters=counters, references=[(n, counters[n]) for n in spec.references],
         estimators=list(dict.fromkeys([*(e.counter for e in spec.entries), *spec.estimators])),
-        quality=Quality(fact_recall, summary_metrics) if spec.quality else Quality(None, None),
+        quality=Quality(fact_recall, summary_metrics if spec.summaries else None) if spec.quality
+        else Quality(None, None),
         pricer=Pricer.build(spec.price_models, counters[spec.references[0]]) if spec.price_models else None)
 
 
@@ -133,10 +135,11 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
                 # Per-turn calls form a session: each is priced against the one before it.
                 chain = Chain(state.pricer, outputs) if state.pricer and mode == "per-turn" else None
                 graded = GroundedEvaluator(needs) if needs is not None and mode == "per-turn" else None
+                facts = FactTracker(conv) if state.quality.fact_recall is not None and mode == "per-turn" else None
                 for step in replay_steps(strategy, conv, window, counter, mode):
                     unit = Unit(spec.run_id, dataset, seq, n_units, entry, window, mode, step.turn, step.upto)
                     unit_rows(rows, unit, conv, counts, state.references, step.context, step.result, step.error,
-                              step.latency_ms, state.quality, summary_cache)
+                              step.latency_ms, state.quality, summary_cache, facts)
                     if chain is not None and step.upto is not None:
                         for cost in chain.price(n_units, conv, step.upto, step.result):
                             rows.add_typed(unit.key(), cost)
@@ -184,7 +187,7 @@ def _log_rows(spec: WorkSpec, state: _State, rows: Rows, key: dict[str, Any], co
         counters = [state.counters[n] for n in dict.fromkeys([*state.estimators, *spec.references])]
         for row in provider_rows(conv, counters):
             rows.add_typed(key, row)
-    if spec.quality and meta.get("compactions"):
+    if spec.quality and spec.summaries and meta.get("compactions"):
         for name in dict.fromkeys(e.counter for e in spec.entries):
             for compaction in recorded_compaction_rows(conv, counter=state.counters[name]):
                 rows.add_typed(key, compaction)

@@ -15,7 +15,8 @@ Every module, by what it does:
   variables, command lines and constructor calls) and `snippets` (a setting as snippets to paste,
   and back: `render_snippets`, `parse_snippet`);
 - the search: `space` (a preset's searched knobs at a window, and its settings), `tuner` (a grid
-  for up to two knobs, optuna's seeded TPE beyond, in `optimize`: `search`), `measures` (samples
+  for up to two knobs, optuna's seeded TPE beyond, in `optimize`: `search`; `halving`, successive
+  halving over stratified samples of the sessions for a whole history), `measures` (samples
   per session, means and intervals, the goal), `pareto` (the front and the pick) and `evidence`
   (the pick's evidence in words);
 - the objective on real sessions: `sessions` (read once, numbered as the replay numbers them),

@@ -18,7 +18,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -132,7 +132,10 @@ class Evaluator:
         self.scope = sessions.scope(reference, price_model)
         self.input_price = input_price(price_model) if price_model else None
         self.scored: dict[str, Scored] = {}
+        self.partial: dict[str, Scored] = {}  # a setting's latest partial evaluation (on part of `order`)
         self.pending: dict[str, Pending] = {}
+        self.order: list[int] = list(range(len(sessions.items)))  # the sessions a partial evaluation takes first
+        self._parts: dict[str, tuple[int, list[dict[str, pa.Table]]]] = {}  # key -> sessions replayed, their rows
         self._lock = threading.RLock()
         self._con: Any = None
 
@@ -149,27 +152,54 @@ class Evaluator:
         name, params = parse_spec(label)
         return setting_key(name, self.window, params, self.scope)
 
-    def evaluate(self, label: str, key: str | None = None, candidate: Setting | None = None) -> Scored:
+    def evaluate(self, label: str, key: str | None = None, candidate: Setting | None = None,
+                 sessions: int | None = None) -> Scored:
         """Replay the strategy spec `label` over the sessions (or return it, already evaluated);
-        `candidate` is the knob setting it stands for, recorded with its run."""
+        `candidate` is the knob setting it stands for, recorded with its run. With `sessions`, only
+        over the first that many of `order` (a partial evaluation: scored, not kept for the store);
+        the sessions a setting was replayed on are reused when it is evaluated on more."""
         key = key or self.key(label)
         with self._lock:
-            if key not in self.scored:
-                started = time.perf_counter()
-                entry = resolve_entries([label], [SEED])[0]
-                tables = self._replay(run_id_of(key), entry)
-                results, costs = self._read(run_id_of(key), tables)
-                seconds = time.perf_counter() - started
-                self.scored[key] = score(results, costs, self.reference, self.input_price, run_id_of(key), seconds)
-                self.pending[key] = Pending(run_id_of(key), label, entry, tables, seconds, candidate)
-            return self.scored[key]
+            if key in self.scored:
+                return self.scored[key]
+            n = len(self.order) if sessions is None else min(sessions, len(self.order))
+            started = time.perf_counter()
+            entry = resolve_entries([label], [SEED])[0]
+            tables = self._extend(key, entry, n)
+            results, costs = self._read(run_id_of(key), tables)
+            seconds = time.perf_counter() - started
+            scored = score(results, costs, self.reference, self.input_price, run_id_of(key), seconds)
+            if n < len(self.order):
+                self.partial[key] = scored
+                return scored
+            self.scored[key] = scored
+            self.pending[key] = Pending(run_id_of(key), label, entry, tables, seconds, candidate)
+            self._parts.pop(key, None)
+            self.partial.pop(key, None)
+            return scored
 
-    def _replay(self, run_id: str, entry: Entry) -> dict[str, pa.Table]:
+    def reached(self, key: str) -> int:
+        """How many sessions of `order` the setting `key` was evaluated on so far."""
+        return len(self.order) if key in self.scored else self._parts.get(key, (0, []))[0]
+
+    def _extend(self, key: str, entry: Entry, n: int) -> dict[str, pa.Table]:
+        """The rows of the setting over the first `n` sessions of `order`, replaying only those it
+        was not replayed on yet."""
+        done, parts = self._parts.get(key, (0, []))
+        if n > done:
+            parts = [*parts, self._replay(run_id_of(key), entry, self.order[done:n])]
+            self._parts[key] = (n, parts)
+        names = dict.fromkeys(name for part in parts for name in part)
+        return {name: pa.concat_tables([part[name] for part in parts if name in part]) for name in names}
+
+    def _replay(self, run_id: str, entry: Entry, indices: Sequence[int]) -> dict[str, pa.Table]:
         spec = work_spec(run_id, entry, self.window, self.reference, self.price_model)
         state = build_state(spec)
         rows = Rows()
-        for item, session in zip(self.sessions.items, self.sessions.prepared(self.reference), strict=True):
-            replay_conversation(spec, state, rows, item.dataset, item.seq, item.conversation, session)
+        prepared = self.sessions.prepared(self.reference, indices)
+        for i in indices:
+            item = self.sessions.items[i]
+            replay_conversation(spec, state, rows, item.dataset, item.seq, item.conversation, prepared[i])
         return rows.to_arrow()
 
     def _read(self, run_id: str, tables: Mapping[str, pa.Table]) -> tuple[pd.DataFrame, pd.DataFrame | None]:

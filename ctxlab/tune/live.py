@@ -15,7 +15,7 @@ same evaluators, reading settings a ``ctxlab tune`` stored (never writing, unles
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
@@ -23,10 +23,13 @@ from ctxlab.replay.config import DEFAULT_COUNTER
 from ctxlab.tune import agents
 from ctxlab.tune.agents import knobs_for
 from ctxlab.tune.evaluate import Evaluator, Scored, spec_text
+from ctxlab.tune.halving import stratified_order
 from ctxlab.tune.run import TuneOutcome, tune
 from ctxlab.tune.sessions import Sessions
 from ctxlab.tune.snippets import Snippet, render_snippets, written_values
 from ctxlab.tune.space import Setting, dimensions, held, setting
+
+LIVE_CALLS = 1_500  # a knob change answers from a stratified sample of about this many calls
 
 
 class Slider(NamedTuple):
@@ -44,12 +47,20 @@ class Slider(NamedTuple):
 
 
 class Point(NamedTuple):
-    """A setting and its numbers: the strategy spec, the knobs as written, the scores, the snippets."""
+    """A setting and its numbers: the strategy spec, the knobs as written, the scores, the snippets,
+    and how many of the sessions the numbers rest on (a stratified sample first, then all)."""
 
     setting: Setting
     label: str
     scored: Scored
     snippets: tuple[Snippet, ...]
+    sessions: int = 0
+    total: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """Whether the numbers rest on every session."""
+        return self.sessions >= self.total
 
 
 def tunable() -> list[str]:
@@ -88,24 +99,39 @@ def moved(preset: str, window: int, values: Mapping[str, float]) -> dict[str, fl
 
 
 class LiveTuner:
-    """Settings evaluated over one set of sessions, kept per window and price model (thread-safe)."""
+    """Settings evaluated over one set of sessions, kept per window and price model (thread-safe).
 
-    def __init__(self, sessions: Sessions, reference: str = DEFAULT_COUNTER) -> None:
-        self.sessions, self.reference = sessions, reference
+    With more calls than `sample_calls`, a knob change answers from the first sessions of a
+    stratified order (`ctxlab.tune.halving.stratified_order`) holding about that many calls;
+    `refine` then extends the same setting to every session, a few sessions at a time (what it
+    replayed is reused), for the page to run in the background.
+    """
+
+    def __init__(self, sessions: Sessions, reference: str = DEFAULT_COUNTER,
+                 sample_calls: int | None = LIVE_CALLS) -> None:
+        self.sessions, self.reference, self.sample_calls = sessions, reference, sample_calls
         self._evaluators: dict[tuple[int, str | None], Evaluator] = {}
         self._lock = threading.Lock()
+        self.order = stratified_order(sessions)
+        self.refining: Refinement | None = None
+        calls = [sessions.calls_of(i) for i in self.order]
+        self.sample = len(calls) if sample_calls is None else next(
+            (m for m in range(1, len(calls) + 1) if sum(calls[:m]) >= sample_calls), len(calls))
 
     def evaluator(self, window: int, price_model: str | None) -> Evaluator:
         """The evaluator of `window` and `price_model` (made on first use, then kept)."""
         with self._lock:
             key = (window, price_model)
             if key not in self._evaluators:
-                self._evaluators[key] = Evaluator(self.sessions, window=window, reference=self.reference,
-                                                  price_model=price_model)
+                evaluator = Evaluator(self.sessions, window=window, reference=self.reference, price_model=price_model)
+                evaluator.order = list(self.order)
+                self._evaluators[key] = evaluator
             return self._evaluators[key]
 
-    def point(self, preset: str, window: int, values: Mapping[str, float], price_model: str | None = None) -> Point:
-        """The setting where the knobs in `values` sit at their numbers, evaluated.
+    def point(self, preset: str, window: int, values: Mapping[str, float], price_model: str | None = None,
+              sessions: int | None = None) -> Point:
+        """The setting where the knobs in `values` sit at their numbers, evaluated on the first
+        `sessions` of the order (default: the sample; a setting already evaluated on more keeps those).
 
         Raises:
             CtxlabError: a setting the agent's source forbids (OpenHands' keep_first < max_size // 2 - 1).
@@ -116,9 +142,35 @@ class LiveTuner:
         if broken:
             raise CtxlabError(f"{preset} does not accept this setting: {'; '.join(broken)}")
         label = spec_text(preset, candidate.params)
-        scored = evaluator.evaluate(label, candidate.key, candidate)
+        wanted = max(sessions or self.sample, evaluator.reached(candidate.key))
+        scored = evaluator.evaluate(label, candidate.key, candidate, wanted)
         evaluator.pending.clear()  # the page never writes: stored settings come from `ctxlab tune`
-        return Point(candidate, label, scored, render_snippets(preset, candidate.params, window))
+        return Point(candidate, label, scored, render_snippets(preset, candidate.params, window),
+                     min(wanted, len(self.order)), len(self.order))
+
+    def refine(self, preset: str, window: int, values: Mapping[str, float],
+               price_model: str | None = None) -> Iterator[Point]:
+        """The setting evaluated on ever more sessions, up to all (each step about `sample_calls`
+        more calls, so a knob change waits for one step at most)."""
+        n = self.sample
+        while n < len(self.order):
+            n = min(len(self.order), n + max(self.sample, 1))
+            yield self.point(preset, window, values, price_model, n)
+
+    def refine_in_background(self, preset: str, window: int, values: Mapping[str, float],
+                             price_model: str | None = None) -> Refinement:
+        """`refine` in a background thread (one at a time: a new setting stops the previous one after
+        its current step); the same setting again returns the running refinement."""
+        with self._lock:
+            key = (preset, window, tuple(sorted(moved(preset, window, values).items())), price_model)
+            running = self.refining
+            if running is not None and running.key == key and (running.alive or running.error is None):
+                return running
+            if running is not None:
+                running.cancelled.set()
+            self.refining = Refinement(key, self.sample, len(self.order))
+            self.refining.start(lambda: self.refine(preset, window, values, price_model))
+            return self.refining
 
     def default(self, preset: str, window: int, price_model: str | None = None) -> Point:
         """The agent's own default setting, evaluated."""
@@ -134,6 +186,38 @@ class LiveTuner:
         if not write:
             evaluator.pending.clear()
         return outcome
+
+
+class Refinement:
+    """A setting being extended to every session in a background thread: how far it got."""
+
+    def __init__(self, key: Any, sessions: int, total: int) -> None:
+        self.key, self.sessions, self.total = key, sessions, total
+        self.cancelled = threading.Event()
+        self.error: Exception | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self, steps: Any) -> None:
+        def run() -> None:
+            try:
+                for point in steps():
+                    self.sessions = point.sessions
+                    if self.cancelled.is_set():
+                        return
+            except Exception as exc:  # shown by the page; the sampled numbers stay valid
+                self.error = exc
+
+        self._thread = threading.Thread(target=run, name="ctxlab-refine", daemon=True)
+        self._thread.start()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def done(self) -> bool:
+        """Whether every session is in (or the refinement stopped)."""
+        return not self.alive
 
 
 def beside(default: Point, current: Point) -> Any:
@@ -172,4 +256,4 @@ def matching_search(searches: Any, preset: str, window: int, scope: str) -> str 
     return None
 
 
-__all__ = ["LiveTuner", "Point", "Slider", "beside", "fixed", "matching_search", "moved", "sliders", "stored_points", "tunable"]
+__all__ = ["LIVE_CALLS", "LiveTuner", "Refinement", "Point", "Slider", "beside", "fixed", "matching_search", "moved", "sliders", "stored_points", "tunable"]

@@ -11,7 +11,7 @@ fewest), the best quality and every setting tied with it; of those, the cheapest
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -64,15 +64,26 @@ def pick(evaluations: Sequence[Evaluation], goal: Goal, default: int | None = No
         goal: the measures.
         default: the index of the agent's default setting, compared in the evidence.
     """
-    pool = _pool(evaluations, goal)
-    if not pool:
+    level = contenders(evaluations, goal)
+    if not level:
         return None
-    best = max(pool, key=lambda i: (evaluations[i].measures[goal.quality].mean, -i))
-    level = [i for i in pool if i == best or tied(evaluations[i], evaluations[best], goal.quality)]
+    best = level[0]
     chosen = min(level, key=lambda i: (evaluations[i].measures[goal.cost].mean,
                                        -evaluations[i].measures[goal.quality].mean, i))
     others = tuple(i for i in level if i != chosen)
     return Pick(chosen, others, evidence(evaluations, goal, chosen, others, best, default))
+
+
+def contenders(evaluations: Sequence[Evaluation], goal: Goal,
+               same: Callable[[Evaluation, Evaluation, str], bool] = tied) -> list[int]:
+    """The settings the pick chooses among: the best quality (first) and every setting `same` as it
+    on quality (paired tie by default), among those with the fewest rejected calls; empty without a
+    scored setting."""
+    pool = _pool(evaluations, goal)
+    if not pool:
+        return []
+    best = max(pool, key=lambda i: (evaluations[i].measures[goal.quality].mean, -i))
+    return [best, *(i for i in pool if i != best and same(evaluations[i], evaluations[best], goal.quality))]
 
 
 def _scored(e: Evaluation, goal: Goal) -> bool:
@@ -90,4 +101,4 @@ def _pool(evaluations: Sequence[Evaluation], goal: Goal) -> list[int]:
     return [i for i in scored if rejected[i] == fewest]
 
 
-__all__ = ["FrontPoint", "Pick", "dominates", "front", "pick"]
+__all__ = ["FrontPoint", "Pick", "contenders", "dominates", "front", "pick"]

@@ -15,7 +15,7 @@ window) first.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -23,12 +23,14 @@ import pandas as pd
 from ctxlab.errors import CtxlabError
 from ctxlab.replay.config import DEFAULT_COUNTER
 from ctxlab.tune.agents import knobs_for
-from ctxlab.tune.evaluate import Evaluator
+from ctxlab.tune.evaluate import Evaluator, spec_text
 from ctxlab.tune.evidence import written
-from ctxlab.tune.measures import Goal
+from ctxlab.tune.halving import HALVING_FROM, halving, halving_result, stratified_order
+from ctxlab.tune.measures import Goal, Sample
 from ctxlab.tune.sessions import Sessions
+from ctxlab.tune.space import GRID_POINTS, Setting, dimensions, setting
 from ctxlab.tune.stored import StoreCache, save
-from ctxlab.tune.tuner import DEFAULT_TRIALS, SearchResult, search
+from ctxlab.tune.tuner import DEFAULT_TRIALS, SearchResult, grid, search
 
 QUALITY = "needed_recall"
 REJECTED = "rejected"
@@ -54,7 +56,7 @@ def goal(evaluator: Evaluator) -> Goal:
 def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | None = None,
          reference: str = DEFAULT_COUNTER, knobs: Sequence[str] | None = None, trials: int = DEFAULT_TRIALS,
          method: str = "auto", seed: int = 0, db: str | None = None, evaluator: Evaluator | None = None,
-         write: bool = True) -> TuneOutcome:
+         write: bool = True, halving: bool | None = None) -> TuneOutcome:
     """Search `preset`'s knobs over `sessions` at `window` tokens.
 
     Args:
@@ -70,6 +72,8 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
         db: the store: stored evaluations are reused, new ones written after the search.
         evaluator: an evaluator to reuse (its evaluations are kept across searches).
         write: with `db`, write the new evaluations and the search's record.
+        halving: successive halving over sessions (`ctxlab.tune.halving`) instead of evaluating
+            every setting on every session; by default from `HALVING_FROM` sessions on.
 
     Raises:
         CtxlabError: no sessions, a preset with nothing to tune, an evaluator for another window.
@@ -84,8 +88,11 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
     cache = StoreCache(db, evaluator) if db else None
     before = len(evaluator.pending)
     started = time.perf_counter()
-    result = search(preset, evaluator, window=window, goal=goal(evaluator), knobs=knobs, trials=trials, method=method,
-                    seed=seed, cache=cache, scope=evaluator.scope)
+    if halving if halving is not None else len(sessions) >= HALVING_FROM:
+        result = halved(preset, evaluator, window=window, goal=goal(evaluator), knobs=knobs, cache=cache)
+    else:
+        result = search(preset, evaluator, window=window, goal=goal(evaluator), knobs=knobs, trials=trials,
+                        method=method, seed=seed, cache=cache, scope=evaluator.scope)
     seconds = time.perf_counter() - started
     replayed = len(evaluator.pending) - before
     written, search_id = 0, None
@@ -94,6 +101,30 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
                    "seed": seed if result.method != "grid" else None}
         written, search_id = save(db, evaluator, result, options=options, wall_s=seconds)
     return TuneOutcome(result, evaluator, replayed, cache.hits if cache else 0, written, search_id, seconds)
+
+
+def halved(preset: str, evaluator: Evaluator, *, window: int, goal: Goal, knobs: Sequence[str] | None = None,
+           cache: StoreCache | None = None) -> SearchResult:
+    """`preset`'s grid (the default first) searched by successive halving over the sessions
+    (`ctxlab.tune.halving`); a setting stored in `cache` counts as evaluated on every session."""
+    entry = knobs_for(preset)
+    dims = dimensions(entry, window, knobs)
+    candidates = [setting(preset, window, {}, evaluator.scope)]
+    for numbers in grid(dims, GRID_POINTS):
+        candidate = setting(preset, window, numbers, evaluator.scope)
+        if not entry.violations(candidate.values) and candidate.key not in {c.key for c in candidates}:
+            candidates.append(candidate)
+    evaluator.order = stratified_order(evaluator.sessions)
+
+    def objective(candidate: Setting, sessions: int) -> Mapping[str, Sequence[Sample]]:
+        stored = cache.get(candidate.key) if cache is not None else None
+        if stored is not None:
+            return stored
+        return evaluator.evaluate(spec_text(preset, candidate.params), candidate.key, candidate, sessions).samples
+
+    calls = [evaluator.sessions.calls_of(i) for i in range(len(evaluator.sessions))]
+    evaluations, _, full = halving(candidates, objective, evaluator.order, calls, goal)
+    return halving_result(preset, window, goal, evaluations, full, tuple(d.name for d in dims))
 
 
 def evaluations_frame(outcome: TuneOutcome) -> pd.DataFrame:
@@ -106,7 +137,8 @@ def evaluations_frame(outcome: TuneOutcome) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for i, e in enumerate(result.evaluations):
         knobs = {name: written(value) for name, value in e.setting.values.items()}
-        rows.append({"evaluation": i, **knobs, **scored[e.setting.key].row, "on_front": i in front,
+        row = scored[e.setting.key].row if e.setting.key in scored else outcome.evaluator.partial[e.setting.key].row
+        rows.append({"evaluation": i, **knobs, **row, "on_front": i in front,
                      "ties": tuple(front.get(i, ())), "default": i == result.default, "pick": i == pick,
                      "cached": e.cached})
     return pd.DataFrame(rows)

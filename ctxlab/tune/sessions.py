@@ -81,7 +81,7 @@ class Sessions:
         self.skips = tuple(skips)
         self.limit, self.skip_invalid = limit, skip_invalid
         self.counters = _Counters()
-        self._prepared: dict[str, list[Session]] = {}
+        self._prepared: dict[str, dict[int, Session]] = {}
 
     @classmethod
     def load(cls, sources: Sequence[str], *, limit: int | None = None, skip_invalid: bool = False) -> Sessions:
@@ -129,7 +129,11 @@ class Sessions:
     @property
     def calls(self) -> int:
         """The provider calls a per-turn replay makes over these sessions."""
-        return sum(len(turn_indices(item.conversation)) for item in self.items)
+        return sum(self.calls_of(i) for i in range(len(self.items)))
+
+    def calls_of(self, i: int) -> int:
+        """The provider calls of session `i`."""
+        return len(turn_indices(self.items[i].conversation))
 
     def scope(self, reference: str, price_model: str | None) -> str:
         """What an evaluation depends on besides the setting: the sessions by content (each dataset's
@@ -144,13 +148,15 @@ class Sessions:
         return json.dumps({"datasets": datasets, "reference": reference, "price_model": price_model,
                            "grounded": GROUNDED_VERSION}, sort_keys=True, separators=(",", ":"))
 
-    def prepared(self, reference: str) -> list[Session]:
-        """Each session's kept state, built on first use (the first setting pays for it)."""
-        if reference not in self._prepared:
-            ref = self.counters[reference]
-            self._prepared[reference] = [prepare_session(item.conversation, self.counters, ref, grounded=True,
-                                                         priced=True) for item in self.items]
-        return self._prepared[reference]
+    def prepared(self, reference: str, indices: Iterable[int] | None = None) -> dict[int, Session]:
+        """Each session's kept state by its index (those in `indices`, or all), built on first use
+        (the first setting to reach a session pays for it)."""
+        kept = self._prepared.setdefault(reference, {})
+        ref = self.counters[reference]
+        for i in range(len(self.items)) if indices is None else indices:
+            if i not in kept:
+                kept[i] = prepare_session(self.items[i].conversation, self.counters, ref, grounded=True, priced=True)
+        return kept
 
 
 __all__ = ["Item", "Sessions", "Skip"]

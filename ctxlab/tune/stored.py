@@ -125,8 +125,11 @@ def search_record(evaluator: Evaluator, result: SearchResult, *, name: str, opti
     pick = result.pick.row if result.pick is not None else None
     rows = []
     for i, e in enumerate(result.evaluations):
-        scored = evaluator.scored[e.setting.key]
-        rows.append({"evaluation": i, "setting_key": e.setting.key, "run_id": scored.run_id,
+        # A setting a halving search stopped early rests on a sample of the sessions: no run is stored
+        # for it (its measures say how many sessions they pool).
+        full = e.setting.key in evaluator.scored
+        scored = evaluator.scored[e.setting.key] if full else evaluator.partial[e.setting.key]
+        rows.append({"evaluation": i, "setting_key": e.setting.key, "run_id": scored.run_id if full else None,
                      "label": scored.row.get("label"), "knob_values": _plain(e.setting.values),
                      "params": _plain(e.setting.params),
                      "measures": {k: m._asdict() for k, m in e.measures.items()}, "front": _plain(scored.row),

@@ -102,7 +102,7 @@ def search(preset: str, objective: Objective, *, window: int, goal: Goal, knobs:
     run = _Run(objective, goal, cache)
     run.evaluate(setting(preset, window, {}, scope))
     if chosen == "grid":
-        for numbers in _grid(dims, grid_points):
+        for numbers in grid(dims, grid_points):
             candidate = setting(preset, window, numbers, scope)
             if not entry.violations(candidate.values):
                 run.evaluate(candidate)
@@ -124,7 +124,7 @@ def _method(method: str, dims: Sequence[Dimension]) -> str:
     return method
 
 
-def _grid(dims: Sequence[Dimension], points: int) -> list[dict[str, float]]:
+def grid(dims: Sequence[Dimension], points: int) -> list[dict[str, float]]:
     combos: list[dict[str, float]] = [{}]
     for dim in dims:
         combos = [{**combo, dim.name: x} for combo in combos for x in dim.grid(points)]
@@ -176,4 +176,4 @@ class _Run:
 
 
 __all__ = ["DEFAULT_TRIALS", "EvaluationCache", "MAX_GRID_KNOBS", "MemoryCache", "Objective", "SearchResult",
-           "search"]
+           "grid", "search"]

@@ -95,6 +95,24 @@ for who, row in (("The agent's default", base), ("This setting", now))[:1 if cur
 st.caption("the agent's default" if current.setting.key == default.setting.key
            else f"setting: {ui.md(current.label)}")
 
+
+@st.fragment(run_every=2)
+def refined() -> None:
+    """The sample's numbers are refined on every session in the background; the page reruns when done."""
+    job = tuner.refine_in_background(preset, window, values, price_model)
+    if job.error is not None:
+        st.caption(f"refining stopped: {ui.md(str(job.error))}")
+    elif job.done:
+        st.rerun()
+    else:
+        st.caption(f"refining in the background: {job.sessions:,} of {job.total:,} sessions so far")
+
+
+if not current.complete:
+    st.caption(f"From a stratified sample of {current.sessions:,} of {current.total:,} sessions (short and long ones "
+               f"alike, about {L.LIVE_CALLS:,} calls), so a knob change answers at once.")
+    refined()
+
 search_key = f"tune-search|{preset}|{window}|{price_model}|{tuner.sessions.scope(tuner.reference, price_model)}"
 if st.button("Search", key="tune_search", help="Search every knob (a grid for up to two, optuna beyond) over these "
              "sessions; settings `ctxlab tune` stored for them are read back, nothing is written."):

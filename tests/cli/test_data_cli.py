@@ -161,7 +161,7 @@ def test_generate_writes_jsonl(tmp_path):
     assert again.read_bytes() == out.read_bytes()
     assert invoke("validate", out).exit_code == 0
     bad = invoke("generate", "--kind", "novel", "--out", out)
-    assert bad.exit_code == 1 and "--kind must be agent, chat or mixed" in bad.output
+    assert bad.exit_code == 1 and "--kind must be agent, chat, mixed or history" in bad.output
 
 
 def test_offline_hub_dataset_is_a_one_line_error(tmp_path):

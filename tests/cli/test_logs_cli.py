@@ -262,21 +262,30 @@ def provider_mape(counter, pairs) -> float:
 # ---- ctxlab logs check: one line per file first, refused files listed with their reason ----
 
 def test_logs_check_prints_one_row_per_file_and_lists_refused_files_without_stopping(tmp_path):
+    """A file with a bad line loads the rest and the bad line is named (file:line: reason); a file with
+    nothing usable left is a refused row."""
     folder = tmp_path / "logs"
     folder.mkdir()
     claude_with_queued_message(folder)
     good = (FIXTURES / "pi" / "2025-10-29T12-00-00-000Z_7c2e9a40.jsonl").read_text().splitlines()
     (folder / "broken-pi.jsonl").write_text("\n".join([*good[:3], good[3][:-1] + "}}", *good[4:]]) + "\n")
+    (folder / "refused-pi.jsonl").write_text("\n".join([good[0], good[3][:40]]) + "\n")
     (folder / "empty.jsonl").write_text("")
     (folder / "notes.md").write_text("# not a log\n")
     result = invoke("logs", "check", folder, "--counter", "chars4")
     assert result.exit_code == 0, result.output
     rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
             for line in result.output.splitlines() if line.startswith("│") and line.split("│")[1].strip()}
-    assert set(rows) == {"claude.jsonl", "broken-pi.jsonl", "empty.jsonl"}
+    assert set(rows) == {"claude.jsonl", "broken-pi.jsonl", "refused-pi.jsonl", "empty.jsonl"}
     assert rows["claude.jsonl"][:3] == ["claude_code", "2", "5"] and rows["claude.jsonl"][-2] == "yes"
-    assert rows["broken-pi.jsonl"][1:3] == ["0", "0"] and rows["broken-pi.jsonl"][-2] == "no"
-    assert rows["broken-pi.jsonl"][-1].startswith("line 4: malformed JSON")
+    assert rows["broken-pi.jsonl"][:3] == ["pi", "1", "3"] and rows["broken-pi.jsonl"][-2] == "yes"
+    assert rows["broken-pi.jsonl"][-1].startswith("1 unusable line(s) skipped")
+    text = " ".join(result.output.split())
+    assert (f"Lines skipped as unusable (each log's other entries imported): - {folder}/broken-pi.jsonl:4: "
+            "malformed JSON: Extra data (column") in text
+    assert rows["refused-pi.jsonl"][1:3] == ["0", "0"] and rows["refused-pi.jsonl"][-2] == "no"
+    assert rows["refused-pi.jsonl"][-1].startswith("no conversation messages left after skipping 1 bad line(s), "
+                                                   "the first at line 2: malformed JSON")
     assert rows["empty.jsonl"][-1] == "no conversations"
     assert "Not read (no reader for these types): 1 .md" in result.output
     assert "provider calls: 4" in result.output  # one session: its report follows the table

@@ -82,3 +82,17 @@ def test_a_stored_search_is_found_for_the_same_sessions_only(live, tmp_path):
     # Searching from the live tuner reads the stored settings back and writes nothing.
     again = live.search("codex", 4000, db=db)
     assert again.replayed == 0 and again.written == 0 and again.reused == len(outcome.result.evaluations)
+
+
+def test_a_knob_change_answers_from_a_sample_and_refines_to_every_session():
+    sessions = Sessions.load(["sample:agent_sessions"], limit=24)
+    sampled = LiveTuner(sessions, sample_calls=100)
+    assert 1 <= sampled.sample < len(sessions)
+    first = sampled.point("codex", 8000, {})
+    assert (first.sessions, first.total, first.complete) == (sampled.sample, 24, False)
+    assert first.scored.row["sessions"] == sampled.sample
+    steps = list(sampled.refine("codex", 8000, {}))
+    assert [p.sessions for p in steps] == sorted({p.sessions for p in steps}) and steps[-1].complete
+    full = LiveTuner(sessions, sample_calls=None).point("codex", 8000, {})
+    assert full.complete and full.scored.row["needed_recall"] == steps[-1].scored.row["needed_recall"]
+    assert sampled.point("codex", 8000, {}).complete  # once refined, a move back answers from all sessions

@@ -42,7 +42,7 @@ from ctxlab.datasets.logs.aider_output import (
     reasoning,
 )
 from ctxlab.datasets.logs.builder import LogBuilder
-from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, TokenUsage
+from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, TokenUsage, Unreadable
 
 NAME = "aider"
 NO_DELTA = ("counts Aider printed (its own estimate when streaming, rounded; every prompt also holds files, "
@@ -83,6 +83,8 @@ def convert_all(lines: Iterable[Line], source: LogSource) -> Iterator[dict[str, 
 
 
 def _text(line: Line) -> str:
+    if isinstance(line.value, Unreadable):  # a line that is not UTF-8: the history is refused, located
+        raise LogError(line.value.reason, line.where)
     if not isinstance(line.value, str):
         raise LogError("not a line of text", line.where)
     return line.value

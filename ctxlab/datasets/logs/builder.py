@@ -14,6 +14,7 @@ from typing import Any
 from ctxlab.datasets.logs.common import TEXT_PARTS, LogError, LogSource, TokenUsage, as_int
 from ctxlab.datasets.logs.finish import Pairing, anchor, clean, finish
 
+BAD_LINE = "bad line"  # how meta.skipped counts a line an importer could not use (`ctxlab.datasets.logs.broken`)
 _CALL_KEYS = ("index", "model", "prompt_tokens", "output_tokens", "input_tokens",
               "cache_read_tokens", "cache_write_tokens")
 
@@ -32,6 +33,7 @@ class LogBuilder:
         self._calls: dict[Any, tuple[dict[str, Any], str | None, TokenUsage]] = {}
         self._thinking: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self._compactions: list[tuple[int | dict[str, Any], int, dict[str, Any]]] = []
+        self._bad: list[tuple[int, dict[str, Any]]] = []
         self.pairing = Pairing()
 
     def add(self, role: str, content: str | None, *, msg_id: Any = None, tool_calls: list[dict] | None = None,
@@ -57,7 +59,8 @@ class LogBuilder:
     def call(self, message: dict[str, Any], model: str | None, usage: TokenUsage, key: Any = None) -> None:
         """Record a model call whose first assistant message is `message`; a repeated `key` replaces."""
         if any(usage):  # a call that reported nothing (an aborted stream) is no measurement
-            self._calls[key if key is not None else id(message)] = (message, model, usage)
+            self._calls[key if key is not None else id(message)] = (message, model if isinstance(model, str) else None,
+                                                                     usage)
 
     def compaction(self, summary: str | None, tokens_before: Any, kept: int | dict[str, Any] | None = None,
                    *, at: int | None = None, **extra: Any) -> dict[str, Any]:
@@ -79,6 +82,14 @@ class LogBuilder:
         """Count a log entry that has no place in a conversation."""
         self.skipped[str(kind)] += 1
 
+    def bad_line(self, where: str, reason: str, note: str = "") -> None:
+        """Skip a line the importer cannot use (`ctxlab.datasets.logs.broken`): counted, named in
+        ``meta.repairs`` (with `note`, what was re-attached around it) and in ``meta.bad_lines`` with
+        the position of what it held."""
+        self.skipped[BAD_LINE] += 1
+        self.repairs.append(f"{where}: skipped this line: {reason}{note}")
+        self._bad.append((len(self.messages), {"where": where, "reason": reason}))
+
     def placeholder(self, kind: str) -> str:
         """Count content a chat message cannot hold and return the text that stands for it."""
         self.omitted[kind] += 1
@@ -99,6 +110,7 @@ class LogBuilder:
         if isinstance(part, str):
             return part
         kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
+        kind = kind if kind is None or isinstance(kind, str) else type(kind).__name__  # a log may hold anything
         if isinstance(part, Mapping) and (kind in TEXT_PARTS or kind is None) and isinstance(part.get("text"), str):
             return part["text"]
         return self.placeholder("image" if "image" in str(kind) else str(kind))
@@ -113,6 +125,10 @@ class LogBuilder:
             LogError: the log holds no conversation message at all.
         """
         done = finish(self.messages, {id(m) for m, _ in self._thinking}, self.repairs, self.pairing)
+        if not done.kept and self._bad:
+            where, reason = self._bad[0][1]["where"], self._bad[0][1]["reason"]
+            raise LogError(f"no conversation messages left after skipping {len(self._bad)} bad line(s), the first "
+                           f"at line {where.rsplit(':', 1)[-1]}: {reason}", self.source.display)
         if not done.kept:
             article = "an" if self.fmt[:1] in "aeiou" else "a"
             raise LogError(f"no conversation messages found (is this {article} {self.fmt} log?)", self.source.display)
@@ -134,7 +150,8 @@ class LogBuilder:
         meta["compactions"] = [{"index": anchor(kept, self.messages, positions, end),
                                 "at": anchor(now, self.messages, positions, end), **c}
                                for kept, now, c in self._compactions]
-        for key, value in (("repairs", self.repairs), ("skipped", dict(self.skipped)),
+        bad = [{**line, "at": anchor(at, self.messages, positions, end)} for at, line in self._bad]
+        for key, value in (("repairs", self.repairs), ("bad_lines", bad), ("skipped", dict(self.skipped)),
                            ("omitted", dict(self.omitted))):
             if value:
                 meta[key] = value

@@ -12,7 +12,9 @@ A file is usually one conversation; `ctxlab.datasets.logs.claude_units` finds th
 session resumed in the same file (its conversation starts with the history it resumed), and
 subagents written inline as ``isSidechain`` entries (Claude Code 1.0.x), each its own conversation
 linked to the Task call that started it (``meta.parent``, and ``meta.subagents`` on the session).
-Every line of the file is one conversation's (``meta.entries`` counts them).
+Every line of the file is one conversation's (``meta.entries`` counts them). A line that cannot be
+used (it does not decode, or a field has the wrong type) is skipped on its own, the ``parentUuid``
+chain re-attached around it (`ctxlab.datasets.logs.claude_lines`).
 
 What the model saw and the log shows elsewhere or not at all is added back, each time with a line
 in ``meta.repairs`` (`ctxlab.datasets.logs.claude_reader`): a message the user typed while the model
@@ -32,9 +34,10 @@ from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.claude_compact import parent_session, record_compaction
+from ctxlab.datasets.logs.claude_lines import readable_entries
 from ctxlab.datasets.logs.claude_reader import EntryReader
 from ctxlab.datasets.logs.claude_units import Unit, agent_calls, task_links, units
-from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, entry
+from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource
 
 _ENTRY_TYPES = ("user", "assistant", "system", "summary")
 _CHAIN_KEYS = ("sessionId", "leafUuid", "parentUuid")
@@ -49,7 +52,7 @@ def detect(values: list[Any]) -> bool:
 def convert_all(lines: Iterable[Line], source: LogSource) -> Iterator[dict[str, Any] | LogError]:
     """Import one log file: one record per session and per subagent (see the module docstring); a
     conversation that cannot be read is its located reason, and the others still load."""
-    entries = [(line.where, entry(line)) for line in lines]
+    entries = readable_entries(lines)
     found = units(entries)
     calls = agent_calls(entries)
     primary = next((u for u in found if u.session == source.path.stem and not u.subagent), found[0])

@@ -7,14 +7,17 @@ messages, the todo list Claude Code resends, and hook output the compaction agen
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.claude_compact import CompactionLog, compaction_logs
 from ctxlab.datasets.logs.claude_context import rendered_input, todo_reminder
+from ctxlab.datasets.logs.claude_lines import BAD
+from ctxlab.datasets.logs.claude_queue import PromptQueue, queued_command
 from ctxlab.datasets.logs.claude_units import Entry, Unit
-from ctxlab.datasets.logs.common import LogError, LogSource, TokenUsage, as_int, epoch, field, tool_call
+from ctxlab.datasets.logs.common import LogSource, TokenUsage, as_int, epoch, tool_call
 
 
 class EntryReader:
@@ -29,12 +32,11 @@ class EntryReader:
         self.history = False
         self.boundary: dict[str, Any] | None = None  # the compaction whose summary comes next
         self.blank_blocks = 0
+        self.entries = entries
         self.uuids = {e.get("uuid") for _, e in entries}
         self.hooks: dict[str, list] = {}
         self.produced: dict[str, dict[str, Any]] = {}  # a main entry's uuid -> the last message it made
-        self.attached = {_queued(e) for _, e in entries if _queued(e)}  # queued prompts logged as attachments
-        self.typed = {_typed(e) for _, e in entries if _typed(e)}  # prompts with a user entry of their own
-        self.queued: list[str] = []  # enqueued, not yet taken
+        self.prompts = PromptQueue(entries)
         self.reminders: list[tuple[str, str, Any]] = []  # todo lists to send with the next request
         self.todo_lists: list[str] = []  # the lines whose todo list was added
 
@@ -44,12 +46,26 @@ class EntryReader:
         for log in logs:
             for parent, hooks in log.hooks.items():
                 self.hooks.setdefault(parent, []).extend(h for h in hooks if h.uuid not in self.uuids)
+        self._place_orphans()
         return logs
+
+    def _place_orphans(self) -> None:
+        """Hook output whose main entry is not in the log hung off a line that did not decode: like the
+        main log's entries that hung off such a line (`claude_lines`) it comes at that line's place,
+        the skipped line written between the entries just before and just after the hook in time.
+        Hook output that fits no such line stays out (a line in ``meta.repairs`` at the end)."""
+        gaps = _gaps(self.entries)
+        for parent in [p for p in self.hooks if p not in self.uuids]:
+            for hook in self.hooks.pop(parent):
+                moment = epoch(hook.timestamp)
+                at = next((where for where, lo, hi in gaps if moment is not None and lo <= moment <= hi), parent)
+                self.hooks.setdefault(at, []).append(hook)
 
     def read(self, where: str, item: Mapping[str, Any]) -> None:
         kind = str(item.get("type"))
         handler = {"user": self.user, "assistant": self.assistant, "system": self.system,
-                   "queue-operation": self.queue, "attachment": self.attachment}.get(kind)
+                   "queue-operation": self.queue, "attachment": self.attachment, BAD: self.bad}.get(kind)
+        self.prompts.seen(item)
         before = self.b.position()
         if handler is not None:
             handler(where, item)
@@ -59,7 +75,7 @@ class EntryReader:
             self.skip(kind)
         if self.b.position() > before and item.get("uuid"):
             self.produced[str(item["uuid"])] = self.b.messages[-1]
-        self._hooks_after(str(item.get("uuid")))
+        self._hooks_after(str(item.get("uuid") or where))
 
     def skip(self, kind: str) -> None:
         """Count a line with no place in the conversation (a resumed history's lines are counted
@@ -74,42 +90,31 @@ class EntryReader:
         return self.b.add("user", text, msg_id=msg_id, timestamp=epoch(timestamp))
 
     def queue(self, where: str, item: Mapping[str, Any]) -> None:
-        """A message typed while the model worked is logged by ``enqueue`` (its text). ``remove``
-        means it was absorbed into the turn in progress: sent with the next request, with no user
-        entry of its own unless an attachment (or a user entry with that text) logs it; since Claude
-        Code 2.0.76 a ``remove`` line
-        carries no text, so the oldest enqueued one is meant. ``dequeue`` ends in an ordinary user
-        entry, ``popAll`` takes the queue back to the input: nothing is added for them."""
-        operation, text = item.get("operation"), self.b.text(item.get("content"))
-        if operation == "enqueue" and text and text.strip():
-            self.queued.append(text)
-        elif operation in ("dequeue", "remove") and self.queued:
-            text = self._take(text)
-        elif operation == "popAll":
-            self.queued.clear()
-        if operation != "remove" or not text or not text.strip() or text in self.attached or text in self.typed:
+        """A queued message absorbed mid-turn with no entry of its own (`ctxlab.datasets.logs.claude_queue`)
+        becomes a user message at that point."""
+        operation = item.get("operation")
+        text = self.prompts.operation(operation, self.b.text(item.get("content")))
+        if text is None:
             self.skip(f"queue-operation:{operation}")
             return
         self.add_user(text, item.get("uuid") or f"queued@{where}", item.get("timestamp"))
         self.b.repairs.append(f"{where}: a queued user message reached the model mid-turn (queue-operation remove) "
                               "but has no user entry; added it as a user message")
 
-    def _take(self, text: str | None) -> str:
-        """The queued message a ``dequeue``/``remove`` takes: the one it names, else the oldest."""
-        if text:
-            if text in self.queued:
-                self.queued.remove(text)
-            return text
-        return self.queued.pop(0)
-
     def attachment(self, where: str, item: Mapping[str, Any]) -> None:
         """A ``queued_command`` attachment is the queued message as the model got it."""
-        text = _queued(item)
+        text = queued_command(item)
         if not text:
             kind = item.get("attachment", {}).get("type") if isinstance(item.get("attachment"), Mapping) else None
             self.skip(f"attachment:{kind}" if kind else "attachment")
             return
         self.add_user(text, item.get("uuid"), item.get("timestamp"))
+
+    def bad(self, where: str, item: Mapping[str, Any]) -> None:
+        """A line that could not be used (`ctxlab.datasets.logs.claude_lines`): counted and named,
+        with a resumed session's history lines counted with their own session."""
+        if not self.history:
+            self.b.bad_line(where, str(item.get("reason")), str(item.get("note") or ""))
 
     def _hooks_after(self, uuid: str) -> None:
         for hook in self.hooks.pop(uuid, ()):
@@ -132,6 +137,8 @@ class EntryReader:
             self.b.repairs.append(f"added the todo list Claude Code <1.0.98 sends after each TodoWrite, {len(self.todo_lists)} "
                                   f"time(s) (a system-reminder in ctxlab's wording, the list from toolUseResult; lines "
                                   f"{', '.join(self.todo_lists)})")
+        for hook in (h for hooks in self.hooks.values() for h in hooks):
+            self.b.repairs.append(f"{hook.where}: hook output whose main entry is not in this log; left out")
         if self.blank_blocks:
             self.b.repairs.append(f"dropped {self.blank_blocks} whitespace-only text block(s): not content (the API "
                                   "refuses them, so Claude Code never resends them)")
@@ -142,24 +149,24 @@ class EntryReader:
                 self.b.meta[key] = value
 
     def assistant(self, where: str, item: Mapping[str, Any]) -> None:
-        message = _message(item, where)
+        message = _message(item)
         key = message.get("id") or item.get("uuid") or object()
         if self.group is None or key != self.group_key:
             self.send_reminders()
             self.group = self.b.add("assistant", None, msg_id=message.get("id") or item.get("uuid"),
                                     timestamp=epoch(item.get("timestamp")))
             self.group_key = key
-        for block in _blocks(message, where):
-            self._assistant_block(block, where)
-        usage = field(message, "usage", Mapping, where)
+        for block in _blocks(message):
+            self._assistant_block(block)
+        usage = message.get("usage")
         if usage and not self.history:  # every entry of a response repeats its usage: keyed, so it counts once
             self.b.call(self.group, message.get("model"), _usage(usage), key=key)
 
-    def _assistant_block(self, block: Any, where: str) -> None:
-        group, kind = self.group, block.get("type") if isinstance(block, Mapping) else None
+    def _assistant_block(self, block: Mapping[str, Any]) -> None:
+        group, kind = self.group, block.get("type")
         assert group is not None
         if kind == "tool_use":
-            call = tool_call(_required(block, "id", where), block.get("name"), rendered_input(block.get("input")))
+            call = tool_call(block["id"], block.get("name"), rendered_input(block.get("input")))
             if all(c["id"] != call["id"] for c in group["tool_calls"]):  # a re-logged block counts once
                 group["tool_calls"].append(call)
         elif kind == "thinking":
@@ -172,14 +179,14 @@ class EntryReader:
             self.b.append_text(group, self.b.part_text(block))
 
     def user(self, where: str, item: Mapping[str, Any]) -> None:
-        blocks, timestamp = _blocks(_message(item, where), where), item.get("timestamp")
+        blocks, timestamp = _blocks(_message(item)), item.get("timestamp")
         if item.get("isCompactSummary"):
             self._compact_summary("\n".join(t for t in map(self.b.part_text, blocks) if t))
             return
         texts = []
         for block in blocks:
-            if isinstance(block, Mapping) and block.get("type") == "tool_result":
-                call_id = _required(block, "tool_use_id", where)
+            if block.get("type") == "tool_result":
+                call_id = block["tool_use_id"]
                 self.b.add("tool", self.b.text(block.get("content")) or "", msg_id=call_id, tool_call_id=call_id,
                            timestamp=epoch(timestamp))
                 reminder = todo_reminder(item.get("toolUseResult"), item.get("version"))
@@ -196,7 +203,7 @@ class EntryReader:
         if item.get("subtype") != "compact_boundary":
             self.skip(f"system:{item.get('subtype')}")
             return
-        metadata = field(item, "compactMetadata", Mapping, where) or {}
+        metadata = item.get("compactMetadata") or {}
         self.boundary = self.b.compaction(None, metadata.get("preTokens"), trigger=metadata.get("trigger"))
         self.group = None
 
@@ -209,45 +216,30 @@ class EntryReader:
         self.boundary = None
 
 
+def _gaps(entries: list[Entry]) -> list[tuple[str, float, float]]:
+    """Each skipped line that did not decode (a `BAD` marker without a uuid), with the times of the
+    entries just before and after it (unbounded where none)."""
+    times = [epoch(e.get("timestamp")) for _, e in entries]
+    return [(where, next((t for t in reversed(times[:n]) if t is not None), -math.inf),
+             next((t for t in times[n + 1:] if t is not None), math.inf))
+            for n, (where, e) in enumerate(entries) if e.get("type") == BAD and not e.get("uuid")]
+
+
 def _blank(block: Any) -> bool:
     return isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str) \
         and not block["text"].strip()
 
 
-def _queued(item: Mapping[str, Any]) -> str | None:
-    """The prompt of a ``queued_command`` attachment entry (None for anything else)."""
-    attached = item.get("attachment") if item.get("type") == "attachment" else None
-    prompt = attached.get("prompt") if isinstance(attached, Mapping) and attached.get("type") == "queued_command" \
-        else None
-    return prompt if isinstance(prompt, str) and prompt.strip() else None
+def _message(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ``message`` of a user or assistant entry (`claude_lines.check` let only such entries in)."""
+    return item["message"]
 
 
-def _typed(item: Mapping[str, Any]) -> str | None:
-    """The text of a user entry written as a plain string (how a typed prompt is logged)."""
-    message = item.get("message") if item.get("type") == "user" else None
-    content = message.get("content") if isinstance(message, Mapping) else None
-    return content if isinstance(content, str) and content.strip() else None
-
-
-def _message(item: Mapping[str, Any], where: str) -> Mapping[str, Any]:
-    message = field(item, "message", Mapping, where)
-    if message is None:
-        raise LogError(f"{item.get('type')} entry has no 'message'", where)
-    return message
-
-
-def _blocks(message: Mapping[str, Any], where: str) -> list[Any]:
-    content = field(message, "content", (str, list), where)
+def _blocks(message: Mapping[str, Any]) -> list[Any]:
+    content = message.get("content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return content or []
-
-
-def _required(block: Mapping[str, Any], key: str, where: str) -> str:
-    value = block.get(key)
-    if not isinstance(value, str) or not value:
-        raise LogError(f"{block.get('type')} block has no {key!r}", where)
-    return value
 
 
 def _usage(usage: Mapping[str, Any]) -> TokenUsage:

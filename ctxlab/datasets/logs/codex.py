@@ -17,15 +17,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ctxlab.datasets.logs.broken import sort_lines, usable
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.common import (
     Line,
-    LogError,
     LogFormat,
     LogSource,
     TokenUsage,
     as_int,
-    entry,
     epoch,
     first_str,
     tool_call,
@@ -48,13 +47,28 @@ def detect(values: list[Any]) -> bool:
 
 
 def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
-    """Import one rollout (see the module docstring)."""
-    items = [(line.where, *_unwrap(entry(line), n == 0)) for n, line in enumerate(lines)]
-    reader = _Reader(LogBuilder("codex", source), counted=any(_is_usage(k, p) for _, k, p, _ in items))
-    for where, kind, payload, timestamp in items:
-        reader.read(where, kind, payload, timestamp)
+    """Import one rollout (see the module docstring). A line that cannot be used is skipped
+    (`ctxlab.datasets.logs.broken`, `_check`)."""
+    items = sort_lines(lines, _check)
+    first = items[0] if items else None
+    counted = any(_is_usage(*_unwrap(i.value, i is first)[:2]) for i in items if isinstance(i, Line))
+    reader = _Reader(LogBuilder("codex", source), counted=counted)
+    for line in usable(items, reader.b):
+        reader.read(line.where, *_unwrap(line.value, line is first))
     reader.b.meta["entries"] = len(items)
     return reader.b.record(reader.session_id or source.path.stem)
+
+
+def _check(value: Mapping[str, Any]) -> str | None:
+    """Why a line cannot be read (None when it can): a ``payload`` that is not an object, a call
+    output without ``call_id``."""
+    kind, payload = _unwrap(value, False)[:2]
+    if not isinstance(payload, Mapping):
+        return f"{kind} payload is {type(payload).__name__}, not an object"
+    if payload.get("type") in ("function_call_output", "custom_tool_call_output") and \
+            not isinstance(payload.get("call_id"), str):
+        return f"{payload.get('type')} has no call_id"
+    return None
 
 
 def _unwrap(value: Mapping[str, Any], first: bool) -> tuple[str, Any, float | None]:
@@ -86,9 +100,7 @@ class _Reader:
         self.last_total: Any = None
         self.last_context = 0
 
-    def read(self, where: str, kind: str, payload: Any, timestamp: float | None) -> None:
-        if not isinstance(payload, Mapping):
-            raise LogError(f"{kind} payload is {type(payload).__name__}, not an object", where)
+    def read(self, where: str, kind: str, payload: Mapping[str, Any], timestamp: float | None) -> None:
         handler = {"session_meta": self.session, "turn_context": self.turn, "response_item": self.item,
                    "event_msg": self.event, "compacted": self.compacted}.get(kind)
         if handler is None:
@@ -143,9 +155,7 @@ class _Reader:
             message["tool_calls"].append(tool_call(_call_id(payload), payload.get("name"), args))
 
     def _result(self, where: str, payload: Mapping[str, Any], timestamp: float | None) -> None:
-        call_id = payload.get("call_id")
-        if not isinstance(call_id, str):
-            raise LogError(f"{payload.get('type')} has no call_id", where)
+        call_id = payload["call_id"]  # a string: `_check` let only such outputs in
         if not self.counted:
             self._close()
         self.b.add("tool", _output_text(payload.get("output"), self.b) or "", msg_id=call_id,

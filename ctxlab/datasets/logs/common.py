@@ -32,6 +32,14 @@ class Line(NamedTuple):
     value: Any
 
 
+class Unreadable(NamedTuple):
+    """The value of a log line that did not decode (malformed JSON, bytes that are not UTF-8): the
+    reason. Readers pass such a line on in its place; `ctxlab.datasets.logs.broken` decides what an
+    importer does with it."""
+
+    reason: str
+
+
 class LogSource(NamedTuple):
     """The log being imported: its path, how locations name it, and notes made while reading it."""
 
@@ -93,29 +101,46 @@ def entry(line: Line) -> Mapping[str, Any]:
     """The line's value as an object.
 
     Raises:
-        LogError: it is not a JSON object.
+        LogError: it did not decode, or is not a JSON object.
     """
-    if not isinstance(line.value, Mapping):
-        raise LogError(f"entry is {type(line.value).__name__}, not an object", line.where)
+    reason = not_an_object(line.value)
+    if reason is not None:
+        raise LogError(reason, line.where)
     return line.value
 
 
-def field(mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """An optional field that must have the given type when present (None when absent).
+def not_an_object(value: Any) -> str | None:
+    """Why a decoded line is not an entry: it did not decode, or is not an object (None if it is one)."""
+    if isinstance(value, Unreadable):
+        return value.reason
+    return None if isinstance(value, Mapping) else f"entry is {type(value).__name__}, not an object"
 
-    Raises:
-        LogError: present with another type.
-    """
+
+def wrong_type(mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], name: str = "") -> str | None:
+    """Why an optional field is unusable: present with another type than `kind` (None if it is fine).
+    `name` is how the reason names the field (default: its key)."""
     value = mapping.get(key)
-    if value is not None and not isinstance(value, kind):
-        raise LogError(f"'{key}' is {type(value).__name__}, not {_kind_name(kind)}", where)
-    return value
+    if value is None or isinstance(value, kind) and not (isinstance(value, bool) and bool not in _kinds(kind)):
+        return None
+    return f"'{name or key}' is {type(value).__name__}, not {_kind_name(kind)}"
+
+
+def wrong_block(block: Any) -> str | None:
+    """Why a content block is unusable: not an object, or its ``type`` not a string (None if fine)."""
+    if not isinstance(block, Mapping):
+        return f"a content block is {type(block).__name__}, not an object"
+    problem = wrong_type(block, "type", str)
+    return f"a content block's {problem}" if problem else None
+
+
+def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    names: dict[Any, str] = {dict: "an object", list: "a list", str: "a string", Mapping: "an object"}
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
+    names: dict[Any, str] = {dict: "an object", list: "a list", str: "a string", Mapping: "an object", int: "a number",
+                            bool: "a boolean"}
+    return " or ".join(names.get(k, k.__name__) for k in _kinds(kind))
 
 
 def compact_json(value: Any) -> str:

@@ -11,7 +11,9 @@ two prompts are not one the prefix of the other; every such pair is kept with th
 (`Span.skipped`): another model, a compaction between the calls (it rewrote the prompt from its
 ``at``), an empty or shrinking span, calls that overlap (the later one started before the earlier
 one's reply), a call whose own prompt was not an extension of its predecessor's (the pair before it
-shrank), thinking the prompt may carry but the log cannot size, or a call whose record says its
+shrank), a line of the log skipped as unusable near the span (``meta.bad_lines``: what it held is
+missing from the messages, or from the reply that starts the span), thinking the prompt may carry
+but the log cannot size, or a call whose record says its
 counts measure no messages (``no_delta``: the reason, e.g. Aider's printed estimates of prompts
 that also hold files the log does not show).
 
@@ -53,6 +55,7 @@ THINKING_LOOP = "thinking in the prompt (a tool-use loop sends it back)"
 THINKING_DROPPED = "thinking left the prompt (a new user turn in the span drops the earlier thinking of its turn)"
 REMINDER = "<system-reminder>"  # a user message starting so is context sent with tool results, not a new turn
 THINKING_UNKNOWN = "thinking of unknown size in the span (redacted or not recorded)"
+BAD_LINE = "a log line skipped in the span (what it held is not in the messages)"
 # Claude models that keep earlier turns' thinking in the prompt: Opus 4.5 and later, and every
 # family from major version 5 on.
 _CLAUDE = re.compile(r"claude-(?:(opus|sonnet|haiku|fable)-)?(\d+)(?:[-.](\d{1,2}))?(?:-(opus|sonnet|haiku))?(?!\d)")
@@ -98,7 +101,8 @@ def delta_spans(conversation: Conversation) -> list[Span]:
     # messages compact later, at `at` > `index`).
     cuts = _ints(_first(c.get("at"), c.get("index")) for c in meta.get("compactions") or () if isinstance(c, Mapping))
     thinking = thinking_by_position(conversation)
-    spans = [_span(conversation.messages, a, b, cuts, thinking) for a, b in zip(calls, calls[1:], strict=False)]
+    bad = _ints(b.get("at") for b in meta.get("bad_lines") or () if isinstance(b, Mapping))
+    spans = [_span(conversation.messages, a, b, cuts, thinking, bad) for a, b in zip(calls, calls[1:], strict=False)]
     return [_off_the_line(span, spans[i - 1] if i else None) for i, span in enumerate(spans)]
 
 
@@ -218,12 +222,14 @@ def thinking_by_position(conversation: Conversation) -> list[tuple[Thought, ...]
 
 
 def _span(messages: Sequence[Message], a: Call, b: Call, cuts: list[int],
-          thinking: list[tuple[Thought, ...]]) -> Span:
+          thinking: list[tuple[Thought, ...]], bad: list[int]) -> Span:
     start, end = a.index or 0, b.index or 0
     actual = b.prompt_tokens - a.prompt_tokens if a.prompt_tokens is not None and b.prompt_tokens is not None else None
     reason = _problem(a, b, len(messages))
     if reason is None and any(start < c <= end for c in cuts):
         reason = "a compaction between the calls"
+    if reason is None and any(start <= p <= end for p in bad):  # at `start`: it may have been part of the reply
+        reason = BAD_LINE
     if reason is None and _overlap(messages[start], messages[end - 1]):
         reason = "overlapping calls (the later reply is older than the earlier one)"
     carried: tuple[Thought, ...] = ()

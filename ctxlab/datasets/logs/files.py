@@ -2,8 +2,9 @@
 
 A file is decoded once: the plain readers yield raw values with their locations, the first few
 decide the format, and a log's values go to its importer while any other file's values go on as
-ordinary records. A bad line makes the whole log one located error, except two kinds a writer
-leaves behind, each noted in ``meta.repairs``: a line holding complete entries written back to back
+ordinary records. A line that does not decode goes to the importer in its place as `Unreadable`,
+which skips it and says so (`ctxlab.datasets.logs.broken`); two kinds a writer leaves behind are
+handled here, each noted in ``meta.repairs``: a line holding complete entries written back to back
 with no newline between them is split into them (`ctxlab.datasets.readers.split_values`), and a
 cut-off last line of a JSONL log (a session killed mid-write) is dropped, keeping any complete
 entries it starts with.
@@ -16,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ctxlab.datasets.logs import FORMATS, detect
-from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource
+from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, Unreadable
 from ctxlab.datasets.readers import Raw, folder_files, read_json, read_jsonl
 
 HEAD_LINES = 8  # Claude Code files may open with a few snapshot or summary lines
@@ -96,12 +97,16 @@ def import_logs(fmt: LogFormat, raws: Iterable[Raw], path: Path, display: str, *
 
 
 def _lines(raws: Iterable[Raw], path: Path, source: LogSource, cut_off_ok: bool) -> Iterator[Line]:
-    """Decoded lines; a bad one raises, unless it is the cut-off end of a JSONL file. Entries written
-    back to back on one line are split; both keep the line's location."""
+    """Decoded lines. A line that does not decode is passed on in its place as `Unreadable` (the
+    importer skips it, `ctxlab.datasets.logs.broken`), after any complete entries it starts with,
+    except the cut-off end of a JSONL file (no newline after it: the agent was killed mid-write),
+    which is dropped with a note. Entries written back to back on one line are split; all keep the
+    line's location."""
     bad: Raw | None = None
     for raw in raws:
         if bad is not None:
-            raise LogError(bad.error or "", bad.where)
+            yield from _bad(bad)
+            bad = None
         if raw.error is None:
             yield Line(raw.where, raw.record)
         elif len(raw.parts) > 1 and not raw.rest:
@@ -113,10 +118,17 @@ def _lines(raws: Iterable[Raw], path: Path, source: LogSource, cut_off_ok: bool)
     if bad is None:
         return
     if not (cut_off_ok and not _ends_with_newline(path)):
-        raise LogError(bad.error or "", bad.where)
+        yield from _bad(bad)
+        return
     kept = f" after the {len(bad.parts)} complete entries it starts with" if bad.parts else ""
     source.notes.append(f"{bad.where}: dropped the cut-off last line{kept} ({bad.error})")
     yield from (Line(bad.where, part) for part in bad.parts)
+
+
+def _bad(raw: Raw) -> Iterator[Line]:
+    """A line that does not decode: the complete entries it starts with, then the rest as `Unreadable`."""
+    yield from (Line(raw.where, part) for part in raw.parts)
+    yield Line(raw.where, Unreadable(raw.error or "unreadable"))
 
 
 def _ends_with_newline(path: Path) -> bool:

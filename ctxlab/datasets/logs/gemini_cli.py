@@ -27,12 +27,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from ctxlab.datasets.logs.broken import Bad, sort_lines
 from ctxlab.datasets.logs.builder import LogBuilder
-from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, entry
+from ctxlab.datasets.logs.common import Line, LogError, LogFormat, LogSource, wrong_type
 from ctxlab.datasets.logs.gemini_messages import Adder, parts
 
 NAME = "gemini_cli"
 _CHECKPOINT = "\0checkpoint"
+_BAD = "\0bad line"
 
 
 def detect(values: list[Any]) -> bool:
@@ -45,24 +47,26 @@ def detect(values: list[Any]) -> bool:
 
 def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     """Import one session file (see the module docstring)."""
-    lines = list(lines)  # read first: a cut-off last line is noted in the source before the builder starts
+    items = sort_lines(list(lines), _check)  # read first: a cut-off last line is noted before the builder starts
     b = LogBuilder(NAME, source)
     history = History(b)
     meta: dict[str, Any] = {}
-    for line in lines:
-        value = entry(line)
-        if isinstance(value.get("$rewindTo"), str):
-            history.rewind(value["$rewindTo"], line.where)
+    for item in items:
+        value = item.value if isinstance(item, Line) else {}
+        if isinstance(item, Bad):
+            history.bad(item)
+        elif isinstance(value.get("$rewindTo"), str):
+            history.rewind(value["$rewindTo"], item.where)
         elif isinstance(value.get("id"), str):
-            history.put(value, line.where)
+            history.put(value, item.where)
         elif isinstance(value.get("$set"), Mapping):
-            _metadata(meta, value["$set"], history, line.where)
-        elif isinstance(value.get("sessionId"), str):
-            _metadata(meta, value, history, line.where)
+            _metadata(meta, value["$set"], history, item.where)
         else:
-            raise LogError("a line that is neither session metadata, a message, $set nor $rewindTo", line.where)
+            _metadata(meta, value, history, item.where)
     if not meta.get("sessionId"):
-        raise LogError("no session metadata (sessionId) in this file", source.display)
+        bad = [i for i in items if isinstance(i, Bad)]
+        first = f" (skipped {len(bad)} bad line(s), the first at {bad[0].where}: {bad[0].reason})" if bad else ""
+        raise LogError(f"no session metadata (sessionId) in this file{first}", source.display)
     adder = Adder(b, history.answered())
     for record, where in history.records():
         adder.add(record, where)
@@ -72,6 +76,16 @@ def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
     if meta.get("kind") == "subagent":
         b.meta["subagent"] = True
     return b.record(meta["sessionId"])
+
+
+def _check(value: Mapping[str, Any]) -> str | None:
+    """Why a line cannot be read (None when it can): it is none of session metadata, a message,
+    ``$set`` or ``$rewindTo``, or a message's ``toolCalls`` or ``thoughts`` is not a list."""
+    if not any(isinstance(value.get(k), t) for k, t in (("$rewindTo", str), ("id", str), ("$set", Mapping),
+                                                        ("sessionId", str))):
+        return "a line that is neither session metadata, a message, $set nor $rewindTo"
+    return wrong_type(value, "toolCalls", list) or wrong_type(value, "thoughts", list) \
+        if isinstance(value.get("id"), str) else None
 
 
 def _metadata(meta: dict[str, Any], update: Mapping[str, Any], history: History, where: str) -> None:
@@ -95,6 +109,10 @@ class History:
         if record["id"] not in self.items:
             self.live.append(record["id"])
         self.items[record["id"]] = (record, where)
+
+    def bad(self, bad: Bad) -> None:
+        """A line that could not be used, kept in the history where it stands (see `records`)."""
+        self.items[f"{_BAD}{len(self.items)}"] = ({"bad": bad}, bad.where)
 
     def rewind(self, target: str, where: str) -> None:
         """``$rewindTo``: the message and everything after it leave the session (gemini-cli clears
@@ -130,7 +148,8 @@ class History:
         self.live = ids
 
     def records(self) -> Iterator[tuple[Mapping[str, Any], str]]:
-        """The history in order (checkpoints as ``{"kept", "summary", "masked"}`` markers)."""
+        """The history in order (checkpoints as ``{"kept", "summary", "masked"}`` markers, lines
+        that could not be used as ``{"bad"}``)."""
         yield from self.items.values()
 
     def answered(self) -> set[str]:

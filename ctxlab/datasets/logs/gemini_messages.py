@@ -31,6 +31,9 @@ class Adder:
         if "kept" in record and "summary" in record:
             self.checkpoint(record)
             return
+        if "bad" in record and "id" not in record:  # a line that could not be used, where it stood
+            self.b.bad_line(where, record["bad"].reason)
+            return
         kind, when = record.get("type"), epoch(record.get("timestamp"))
         if kind == "user":
             self.user(record, when)

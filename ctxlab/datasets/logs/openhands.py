@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ctxlab.datasets.logs.broken import sort_lines, usable
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.common import (
     Line,
@@ -21,7 +22,6 @@ from ctxlab.datasets.logs.common import (
     LogSource,
     TokenUsage,
     compact_json,
-    entry,
     epoch,
     first_str,
     tool_call,
@@ -39,10 +39,13 @@ def detect(values: list[Any]) -> bool:
 
 
 def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
-    """Import one event stream (see the module docstring)."""
+    """Import one event stream (see the module docstring). An event that does not decode or is not an
+    object (an event file in a session folder, an element of a saved list) is skipped on its own
+    (`ctxlab.datasets.logs.broken`): its effects are local (an action whose observation then has no
+    call is an orphan result, dropped and noted like any other)."""
     reader = _Reader(LogBuilder("openhands", source))
-    for line in lines:
-        event = entry(line)
+    for line in usable(sort_lines(lines), reader.b):
+        event = line.value
         reader.event_at[event.get("id")] = reader.b.position()
         if "action" in event:
             reader.action(event)

@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ctxlab.datasets.logs.broken import Bad, Chain, sort_lines
 from ctxlab.datasets.logs.builder import LogBuilder
 from ctxlab.datasets.logs.common import (
     Line,
@@ -33,11 +34,13 @@ from ctxlab.datasets.logs.common import (
     LogFormat,
     LogSource,
     TokenUsage,
+    Unreadable,
     as_int,
-    entry,
     epoch,
     first_str,
     tool_call,
+    wrong_block,
+    wrong_type,
 )
 from ctxlab.datasets.logs.finish import Pairing
 
@@ -49,6 +52,7 @@ PI_PAIRING = Pairing("No result provided", "got no result; added pi's synthetic 
                      "(pi sends one when the next message arrives)", hold_interleaved=False)
 NOT_RESENT = ("error", "aborted")
 Entry = tuple[int, str, Mapping[str, Any]]
+CHAIN = Chain("id", "parentId")  # pi's tree (session format 2 on)
 
 
 def detect(values: list[Any]) -> bool:
@@ -58,21 +62,63 @@ def detect(values: list[Any]) -> bool:
 
 
 def convert(lines: Iterable[Line], source: LogSource) -> dict[str, Any]:
-    """Import one session file (see the module docstring)."""
-    entries = [(n, line.where, entry(line)) for n, line in enumerate(lines)]
-    if not entries or entries[0][2].get("type") != "session":
-        raise LogError("the first entry is not a pi session header", entries[0][1] if entries else source.display)
+    """Import one session file (see the module docstring). A line that cannot be used is skipped
+    (`ctxlab.datasets.logs.broken`, `_check`), the entries that hung off it re-attached by ``parentId``."""
+    lines = list(lines)
+    items = sort_lines(lines, _check, CHAIN)
+    header = items[0] if items else None
+    if not isinstance(header, Line) or header.value.get("type") != "session":
+        raise LogError("the first entry is not a pi session header", header.where if header else source.display)
     b = LogBuilder("pi", source)
     b.pairing = PI_PAIRING
-    header = entries[0][2]
-    b.meta.update({k: header[k] for k in ("cwd", "version", "parentSession") if header.get(k) is not None})
-    reader = _Reader(b, entries, legacy=header.get("version") in (None, 1))
+    b.meta.update({k: header.value[k] for k in ("cwd", "version", "parentSession") if header.value.get(k) is not None})
+    entries = [(n, i.where, i.value) for n, i in enumerate(items) if isinstance(i, Line)]
+    reader = _Reader(b, entries, _pi_entries(lines), legacy=header.value.get("version") in (None, 1))
+    reader.bad = [(n, i) for n, i in enumerate(items) if isinstance(i, Bad)]
     for item in _active_path(entries, b):
         reader.read(item)
-    b.meta["entries"] = len(entries)
+    reader.flush(len(items))
+    b.meta["entries"] = len(items)
     b.repairs.extend(f"{where}: pi's own reader skips this line (it does not parse as one entry), so from a "
                      "compaction or a resume on, the model no longer saw its entries" for where in reader.split)
-    return b.record(header["id"])
+    return b.record(header.value["id"])
+
+
+def _pi_entries(lines: list[Line]) -> dict[int, int]:
+    """pi's own entry index (``firstKeptEntryIndex``) -> the line's position here: pi reads back its
+    file skipping every line that does not parse as one JSON value (entries written back to back,
+    a line that does not decode); a line with a field of the wrong type still counts."""
+    shared = Counter(line.where for line in lines)
+    return dict(enumerate(n for n, line in enumerate(lines)
+                          if shared[line.where] == 1 and not isinstance(line.value, Unreadable)))
+
+
+def _check(e: Mapping[str, Any]) -> str | None:
+    """Why an entry cannot be read (None when it can): an ``id``/``parentId`` that is not a string; a
+    message entry without a ``message`` object, with ``content`` neither a string nor a list of
+    block objects (with a string ``type``) or ``usage`` not an object, a toolResult without
+    ``toolCallId``, a toolCall block without ``id``."""
+    problem = wrong_type(e, "id", str) or wrong_type(e, "parentId", str)
+    if problem is not None or e.get("type") != "message":
+        return problem
+    message = e.get("message")
+    if not isinstance(message, Mapping):
+        return "message entry has no 'message' object"
+    content = message.get("content")
+    blocks: list[Any] = content if isinstance(content, list) else []
+    return (wrong_type(message, "content", (str, list), "message.content")
+            or wrong_type(message, "usage", Mapping, "message.usage")
+            or next(filter(None, map(wrong_block, blocks)), None) or _missing_id(message, blocks))
+
+
+def _missing_id(message: Mapping[str, Any], blocks: list[Any]) -> str | None:
+    """A result or call without its id (`blocks` are objects: checked before)."""
+    if message.get("role") == "toolResult" and first_str(message.get("toolCallId")) is None:
+        return "toolResult message has no toolCallId"
+    if message.get("role") == "assistant" and any(b.get("type") == "toolCall" and first_str(b.get("id")) is None
+                                                  for b in blocks):
+        return "toolCall block has no id"
+    return None
 
 
 def _active_path(entries: list[Entry], b: LogBuilder) -> list[Entry]:
@@ -97,18 +143,25 @@ def _active_path(entries: list[Entry], b: LogBuilder) -> list[Entry]:
 class _Reader:
     """Reads the path's entries; `positions` maps a file entry to the first message it produced."""
 
-    def __init__(self, b: LogBuilder, entries: list[Entry], *, legacy: bool = False):
+    def __init__(self, b: LogBuilder, entries: list[Entry], pi_index: dict[int, int], *, legacy: bool = False):
         self.b = b
         self.legacy = legacy  # session format 1: an older pi resent failed turns without their calls
         self.index_of = {e.get("id"): n for n, _, e in entries if e.get("id") is not None}
         lines = Counter(where for _, where, _ in entries)
         self.split = [where for where, count in lines.items() if count > 1]
-        # pi's own entry indices (firstKeptEntryIndex) count only the lines it could parse
-        self.pi_index = dict(enumerate(n for n, where, _ in entries if lines[where] == 1))
+        self.pi_index = pi_index
         self.positions: dict[int, int] = {}
+        self.bad: list[tuple[int, Bad]] = []  # lines skipped, in file order: recorded where they stand
+
+    def flush(self, before: int) -> None:
+        """Record the skipped lines before file position `before` at the current message position."""
+        while self.bad and self.bad[0][0] < before:
+            bad = self.bad.pop(0)[1]
+            self.b.bad_line(bad.where, bad.reason, bad.note)
 
     def read(self, item: Entry) -> None:
         n, where, e = item
+        self.flush(n)
         self.positions[n] = self.b.position()
         kind, timestamp = e.get("type"), epoch(e.get("timestamp"))
         if kind == "message":
@@ -125,9 +178,7 @@ class _Reader:
             self.b.skip(kind)
 
     def message(self, where: str, e: Mapping[str, Any], entry_time: float | None) -> None:
-        message = e.get("message")
-        if not isinstance(message, Mapping):
-            raise LogError("message entry has no 'message' object", where)
+        message = e["message"]  # an object: `_check` let only such entries in
         role, msg_id = message.get("role"), e.get("id")
         timestamp = epoch(message.get("timestamp")) or entry_time
         if role == "assistant":
@@ -143,9 +194,7 @@ class _Reader:
             self.b.skip(f"message:{role}")
 
     def tool_result(self, where: str, message: Mapping[str, Any], msg_id: Any, timestamp: float | None) -> None:
-        call_id = first_str(message.get("toolCallId"))
-        if call_id is None:
-            raise LogError("toolResult message has no toolCallId", where)
+        call_id = message["toolCallId"]
         self.b.add("tool", self.b.text(message.get("content")) or "", msg_id=msg_id, tool_call_id=call_id, where=where,
                    name=first_str(message.get("toolName")), timestamp=timestamp)
 
@@ -164,7 +213,7 @@ class _Reader:
             if kind == "toolCall" and failed:  # format 1: the older pi stripped calls without a result
                 stripped += 1
             elif kind == "toolCall":
-                out["tool_calls"].append(tool_call(_call_id(block, where), block.get("name"), block.get("arguments")))
+                out["tool_calls"].append(tool_call(block["id"], block.get("name"), block.get("arguments")))
             elif kind == "thinking":
                 self.b.think(out, block.get("thinking"))
             else:
@@ -200,13 +249,6 @@ def bash_text(message: Mapping[str, Any]) -> str:
     if message.get("truncated") and message.get("fullOutputPath"):
         text += f"\n\n[Output truncated. Full output: {message['fullOutputPath']}]"
     return text
-
-
-def _call_id(block: Mapping[str, Any], where: str) -> str:
-    call_id = first_str(block.get("id"))
-    if call_id is None:
-        raise LogError("toolCall block has no id", where)
-    return call_id
 
 
 FORMAT = LogFormat("pi", "jsonl", (".jsonl",), detect, convert)

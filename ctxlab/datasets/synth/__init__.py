@@ -31,6 +31,7 @@ __all__ = [
     "SAMPLE_SIZE",
     "generate_agent_sessions",
     "generate_chats",
+    "generate_history",
     "generate_mixed",
     "write_samples",
 ]
@@ -121,3 +122,22 @@ def write_samples(data_dir: str | Path, seed: int = DEFAULT_SEED, n: int = SAMPL
                 fh.write(dumps(record) + "\n")
         paths.append(path)
     return paths
+
+
+def generate_history(sessions: int = 500, calls: int = 100_000, seed: int = DEFAULT_SEED) -> Iterator[dict]:
+    """Yield a user-scale agent history: `sessions` long sessions sharing `calls` provider calls,
+    shaped like real agent logs (`ctxlab.datasets.synth.history`).
+
+    Args:
+        sessions: Number of sessions (records).
+        calls: Provider calls over all sessions (split by a seeded log-normal, exact total).
+        seed: Dataset seed.
+
+    Yields:
+        Records ``{"id": "history-00001", "messages", "tools", "meta"}`` with ``meta.provider_calls``
+        and ``meta.compactions`` as ctxlab imports them from real logs.
+    """
+    from .history import build_history_record, session_calls
+
+    for index, n in enumerate(session_calls(sessions, calls, seed)):
+        yield build_history_record(seed, index, n)

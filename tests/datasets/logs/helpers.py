@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ctxlab.datasets import load_conversations
 from ctxlab.messages import Conversation
 
 FIXTURES = Path(__file__).with_name("fixtures")
+# The real agent logs beside the project (``CTXLAB_REALLOGS`` for a checkout elsewhere); tests that read
+# them fail, never skip, when the folder is missing.
+REAL = Path(os.environ.get("CTXLAB_REALLOGS") or Path(__file__).resolve().parents[3].parent / "shared" / "reallogs")
 CODE = "def add(a, b):\n    return round(a + b)\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(1.5, 1.0) == 2.5\n"
 

@@ -219,12 +219,12 @@ def test_the_last_record_of_a_message_id_carries_the_calls_output_tokens(tmp_pat
     assert call_summary(load_session(path))[0] == (1, 1500, 1200, 0, 300, 80)
 
 
-def compaction_agent(folder, parent: str, summary: str = "Summary: add() no longer rounds.") -> None:
+def compaction_agent(folder, parent: str, summary: str = "Summary: add() no longer rounds.", **hook: str) -> None:
     """A compaction agent's log beside the session: a hook the main log lacks, then prompt and reply."""
     sub = folder / SESSION_ID / "subagents"
     sub.mkdir(parents=True)
     side = {"isSidechain": True, "sessionId": SESSION_ID, "agentId": "acompact-1"}
-    entries = [{**side, "type": "user", "isMeta": True, "uuid": "h-9", "parentUuid": parent,
+    entries = [{**side, **hook, "type": "user", "isMeta": True, "uuid": "h-9", "parentUuid": parent,
                 "message": {"role": "user", "content": "<system-reminder>\nPostToolUse:Edit hook: 1 warning\n"
                                                        "</system-reminder>"}},
                {**side, "type": "user", "uuid": "p-1", "parentUuid": "h-9",
@@ -251,6 +251,28 @@ def test_the_compaction_agents_log_is_part_of_its_session(tmp_path):
                                     "(isMeta, logged only by the compaction agent); added as a user message"]
 
 
+def test_hook_output_after_a_line_that_does_not_decode_comes_at_that_lines_place(tmp_path):
+    """The hook output the compaction agent logged hung off main entry u-4; when u-4's line does not
+    decode, its uuid is unknown: the hook comes where that line was, found by time (written between
+    the entries before and after it), like the main log's entries that hung off the line. Without a
+    time that fits, it is left out and the repairs say so."""
+    for stamp, placed in (("2025-10-29T10:00:08.500Z", True), ("2025-10-29T11:00:00.000Z", False)):
+        folder = tmp_path / str(placed)
+        folder.mkdir()
+        main = folder / f"{SESSION_ID}.jsonl"
+        main.write_text("\n".join("\x00\xff not json" if n == 10 else line
+                                  for n, line in enumerate(SESSION.read_text().splitlines())) + "\n")
+        compaction_agent(folder, "u-4", timestamp=stamp)
+        conv = load_session(main)
+        ids = [m.id for m in conv.messages]
+        assert ("h-9" in ids) is placed
+        if placed:
+            assert ids[ids.index("h-9") - 1] == "toolu_03:no-result"  # u-4 held the result of toolu_03
+        else:
+            assert "agent-acompact-1.jsonl:1: hook output whose main entry is not in this log; left out" in \
+                conv.meta["repairs"]
+
+
 def test_a_compaction_the_main_log_lost_is_recovered_from_its_agent(tmp_path):
     main = with_lines(tmp_path, {}, f"{SESSION_ID}.jsonl", drop=(11, 12))  # no boundary, no summary entry
     compaction_agent(tmp_path, "u-4")
@@ -261,3 +283,79 @@ def test_a_compaction_the_main_log_lost_is_recovered_from_its_agent(tmp_path):
     assert compaction["index"] == compaction["at"] == cut + 1
     assert compaction["summary"] == "Summary: add() no longer rounds."
     assert any("records no compaction boundary" in r for r in conv.meta["repairs"])
+
+
+TASK_OUTPUT = "/tmp/claude-1000/-home-USER-projects-calc/tasks/b51c0de.output"
+NOTIFICATION = ("<task-notification>\n<task-id>b51c0de</task-id>\n"
+                f"<output-file>{TASK_OUTPUT}</output-file>\n<status>completed</status>\n"
+                "<summary>Background command \"Run the test suite\" completed (exit code 0)</summary>\n"
+                f"</task-notification>\nRead the output file to retrieve the result: {TASK_OUTPUT}")
+
+
+def live(kind: str, uuid: str, parent: str | None, content, when: str, **message) -> dict:
+    """An entry shaped like the real Claude Code 2.1.39 lines of shared/reallogs (fa812bfe)."""
+    entry = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/home/USER/projects/calc",
+             "sessionId": "9c4e2b7a-1f3d-4e5a-8b6c-7d8e9f0a1b2c", "version": "2.1.39", "gitBranch": "main",
+             "slug": "quiet-running-tests", "type": kind, "uuid": uuid, "timestamp": f"2026-02-12T15:{when}Z",
+             "message": {"role": kind, "content": content, **message}}
+    if kind == "assistant":
+        entry["message"].update(model="claude-opus-4-6", type="message", stop_reason=None, usage={
+            "input_tokens": 1, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 60000,
+            "output_tokens": 20, "service_tier": "standard"})
+        entry["requestId"] = f"req_{uuid}"
+    return entry
+
+
+def queued(operation: str, when: str, content: str | None = None) -> dict:
+    entry = {"type": "queue-operation", "operation": operation, "timestamp": f"2026-02-12T15:{when}Z",
+             "sessionId": "9c4e2b7a-1f3d-4e5a-8b6c-7d8e9f0a1b2c"}
+    return entry if content is None else {**entry, "content": content}
+
+
+def tool(uuid: str, parent: str, call_id: str, name: str, args: dict, when: str) -> dict:
+    return live("assistant", uuid, parent, [{"type": "tool_use", "id": call_id, "name": name, "input": args}], when,
+                id=f"msg_{uuid}")
+
+
+def answer(uuid: str, parent: str, call_id: str, text: str, when: str) -> dict:
+    return live("user", uuid, parent, [{"tool_use_id": call_id, "type": "tool_result", "content": text}], when)
+
+
+def test_two_queued_messages_behind_a_task_notification_both_reach_the_conversation(tmp_path):
+    """Claude Code 2.1.39 queues a background task's notification (``enqueue`` with its text) and
+    delivers it later as an ordinary user entry, as in the shared sessions 4d5611e5 (line 459, then
+    line 1502) and fa812bfe (line 390, then line 664). A message the user types while the model works
+    is queued behind it and absorbed mid-turn: ``remove``, with no text since 2.0.76. The remove took
+    the typed message, not the notification still waiting: each of the two typed messages arrives
+    once, where it was absorbed, and the notification once, where it was delivered."""
+    entries = [
+        live("user", "u1", None, "Run the tests in the background, then fix the parser warnings.", "40:00.000"),
+        tool("a1", "u1", "toolu_bg", "Bash", {"command": "mix test", "run_in_background": True}, "40:03.000"),
+        answer("r1", "a1", "toolu_bg", "Command running in background with ID: b51c0de.", "40:03.500"),
+        tool("a2", "r1", "toolu_read", "Read", {"file_path": "lib/parser.ex"}, "40:06.000"),
+        queued("enqueue", "41:10.000", NOTIFICATION),
+        queued("enqueue", "41:12.000", "also run the linter when you are done"),
+        answer("r2", "a2", "toolu_read", "defmodule Parser do ... end", "41:13.000"),
+        queued("remove", "41:13.100"),
+        tool("a3", "r2", "toolu_edit", "Edit", {"file_path": "lib/parser.ex"}, "41:20.000"),
+        queued("enqueue", "41:25.000", "and keep the public API unchanged"),
+        answer("r3", "a3", "toolu_edit", "The file lib/parser.ex has been updated.", "41:26.000"),
+        queued("remove", "41:26.100"),
+        live("assistant", "a4", "r3", [{"type": "text", "text": "Fixed the warnings; running the linter."}],
+             "41:40.000", id="msg_a4"),
+        live("user", "u2", "a4", NOTIFICATION, "47:30.000"),
+        live("assistant", "a5", "u2", [{"type": "text", "text": "The background tests passed."}], "47:35.000",
+             id="msg_a5")]
+    path = tmp_path / "9c4e2b7a-1f3d-4e5a-8b6c-7d8e9f0a1b2c.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    conv = load_session(path)
+    texts = [m.text for m in conv.messages]
+    assert texts.count("also run the linter when you are done") == 1
+    assert texts.count("and keep the public API unchanged") == 1
+    assert texts.count(NOTIFICATION) == 1 and conv.messages[texts.index(NOTIFICATION)].id == "u2"
+    assert [(m.role, m.tool_call_id or m.id) for m in conv.messages] == [
+        ("user", "u1"), ("assistant", "msg_a1"), ("tool", "toolu_bg"), ("assistant", "msg_a2"), ("tool", "toolu_read"),
+        ("user", f"queued@{path}:8"), ("assistant", "msg_a3"), ("tool", "toolu_edit"), ("user", f"queued@{path}:12"),
+        ("assistant", "msg_a4"), ("user", "u2"), ("assistant", "msg_a5")]
+    assert [r.split(": ", 1)[0] for r in conv.meta["repairs"]] == [f"{path}:8", f"{path}:12"]
+    assert conv.meta["skipped"]["queue-operation:enqueue"] == 3

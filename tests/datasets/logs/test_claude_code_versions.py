@@ -35,6 +35,15 @@ def result(uuid: str, parent: str, call_id: str, text: str, **extra) -> dict:
     return line("user", uuid, parent, [{"type": "tool_result", "tool_use_id": call_id, "content": text}], **extra)
 
 
+def side(kind: str, uuid: str, parent: str | None, content) -> dict:
+    return {**line(kind, uuid, parent, content), "isSidechain": True}
+
+
+TASKS = [{"type": "tool_use", "id": f"task{n}", "name": "Task",
+          "input": {"description": f"part {n}", "prompt": f"Do part {n}.", "subagent_type": "general-purpose"}}
+         for n in (1, 2)]
+
+
 def write(path: Path, entries: list[dict]) -> Path:
     path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))
     return path
@@ -99,13 +108,7 @@ def test_a_session_resumed_in_the_same_file_starts_with_the_history_it_resumed(t
 def test_inline_sidechains_are_one_conversation_per_task_linked_to_its_call(tmp_path):
     """Claude Code 1.0.x wrote each Task's subagent inline: sidechain lines chained by parentUuid to
     a root holding the Task's prompt (the two subagents here interleave)."""
-    def side(kind, uuid, parent, content):
-        return {**line(kind, uuid, parent, content), "isSidechain": True}
-
-    tasks = [{"type": "tool_use", "id": f"task{n}", "name": "Task",
-              "input": {"description": f"part {n}", "prompt": f"Do part {n}.", "subagent_type": "general-purpose"}}
-             for n in (1, 2)]
-    entries = [line("user", "u1", None, "do both parts"), line("assistant", "a1", "u1", tasks),
+    entries = [line("user", "u1", None, "do both parts"), line("assistant", "a1", "u1", TASKS),
                side("user", "x1", None, "Do part 1."), side("user", "y1", None, "Do part 2."),
                side("assistant", "x2", "x1", [{"type": "text", "text": "Part 1 done."}]),
                side("assistant", "y2", "y1", [{"type": "text", "text": "Part 2 done."}]),
@@ -130,3 +133,51 @@ def test_convert_reads_a_file_of_one_conversation_and_names_a_file_of_several(tm
     lines = [Line(f"{path}:1", line("user", "u1", None, "hi")), Line(f"{path}:2", side)]
     with pytest.raises(LogError, match="holds 2 conversations"):
         claude_code.convert(lines, source)
+
+
+def broken(path: Path, entries: list[dict], bad: dict[int, str]) -> Path:
+    """`entries` written to `path`, the 0-based lines in `bad` replaced by the given raw text."""
+    path.write_text("".join((bad[n] if n in bad else json.dumps(e, ensure_ascii=False)) + "\n"
+                            for n, e in enumerate(entries)))
+    return path
+
+
+def test_a_resumed_session_keeps_its_history_through_a_skipped_line(tmp_path):
+    """The resumed session's history is the parentUuid chain back to the root; a skipped line on it
+    would cut the chain (and the resume with it). The entries that hung off the line hang off its own
+    parent when the line shows it (a field of the wrong type), else off the entry before it."""
+    first = [line("user", "u1", None, "fix it"), call("a1", "u1", "t1", "Bash", {"command": "ls"}),
+             result("r1", "a1", "t1", "calc.py"), line("assistant", "a2", "r1", [{"type": "text", "text": "Found it."}])]
+    resumed = [line("assistant", "a2", "r1", [{"type": "text", "text": "Found it."}], session="s2"),
+               line("user", "u2", "a2", "now fix it", session="s2")]
+    entries = first + resumed
+    wrong = {**entries[2], "message": "the result"}  # r1, its parent a1 readable
+    for bad, how in ((json.dumps(wrong), "its own parent, a1"), ("\x00garbage", "the entry before it on its branch, a1")):
+        path = broken(tmp_path / f"{len(how)}.jsonl", entries, {2: bad})
+        one, two = load_conversations(str(path))
+        assert two.meta["resumed_from"] == "s1"
+        assert [m.id for m in two.messages] == ["u1", "msg_a1", "t1:no-result", "msg_a2", "u2"]
+        assert [m.id for m in one.messages] == ["u1", "msg_a1", "t1:no-result", "msg_a2"]
+        assert [b["where"] for b in one.meta["bad_lines"]] == [f"{path}:3"] and "bad_lines" not in two.meta
+        assert any(r.endswith(f"re-attached what hung off it (lines 4, 5) to {how}") for r in one.meta["repairs"])
+    cut_chain = write(tmp_path / "deleted.jsonl", entries[:2] + entries[3:])  # without the repair: no resume
+    assert "resumed_from" not in list(load_conversations(str(cut_chain)))[1].meta
+
+
+def test_a_skipped_sidechain_line_leaves_its_subagent_whole(tmp_path):
+    """Interleaved inline subagents: the entry after a sidechain line that does not decode is
+    re-attached to the entry before that line on the same branch (the sidechain), not to the main
+    conversation's result logged just before it; it stays in its subagent's conversation."""
+    entries = [line("user", "u1", None, "do both parts"), line("assistant", "a1", "u1", TASKS),
+               side("user", "x1", None, "Do part 1."), side("user", "y1", None, "Do part 2."),
+               side("assistant", "x2", "x1", [{"type": "text", "text": "Part 1 done."}]),
+               side("assistant", "y2", "y1", [{"type": "text", "text": "Part 2 half done."}]),
+               result("r1", "a1", "task1", "Part 1 done."),
+               side("user", "y3", "y2", "go on"), side("assistant", "y4", "y3", [{"type": "text", "text": "Part 2 done."}]),
+               result("r2", "r1", "task2", "Part 2 done.")]
+    path = broken(tmp_path / "side.jsonl", entries, {7: "{\"type\": \"user\", \"uuid\": \"y3\", \"isSide"})
+    main, *subagents = load_conversations(str(path))
+    assert [c.id for c in subagents] == ["s1:task1", "s1:task2"]
+    assert [m.text for m in subagents[1].messages] == ["Do part 2.", "Part 2 half done.", "Part 2 done."]
+    assert main.meta["bad_lines"][0]["where"] == f"{path}:8"  # a line that does not decode: the main session's
+    assert main.meta["entries"] + sum(c.meta["entries"] for c in subagents) == len(entries)

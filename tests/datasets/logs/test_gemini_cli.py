@@ -122,8 +122,15 @@ def test_subagent_sessions_and_bad_lines(tmp_path):
     conv, = load_conversations(str(write(tmp_path, [{**HEAD, "kind": "subagent"}, *messages()])))
     assert conv.meta["subagent"] is True
     path = write(tmp_path, [HEAD, {"what": 1}], "bad.jsonl")
-    with pytest.raises(InvalidInputError, match=r"bad.jsonl:2: a line that is neither session metadata"):
+    with pytest.raises(InvalidInputError, match=r"bad.jsonl: no conversation messages left after skipping 1 bad "
+                                                r"line\(s\), the first at line 2: a line that is neither session metadata"):
         list(load_conversations(str(path)))
+    user, g1, g2 = messages()
+    path = write(tmp_path, [HEAD, user, {**g1, "thoughts": 3}, g2], "wrong.jsonl")
+    conv, = load_conversations(str(path))  # a line with a field of the wrong type: skipped where it stood
+    assert shape(conv) == [("user", "u1", None), ("assistant", "g2", None)]
+    assert conv.meta["bad_lines"] == [{"where": f"{path}:3", "reason": "'thoughts' is int, not a list", "at": 1}]
+    assert [s.skipped for s in delta_spans(conv)] == []  # one call left: no pair
 
 
 def stream(*chunks: dict) -> dict[str, Any]:

@@ -155,3 +155,39 @@ def test_format_1_sessions_resend_a_failed_turns_text_without_its_calls(tmp_path
     current = load_one(write_session(tmp_path / "v3.jsonl", [header | {"version": 3}, *entries[1:]]))
     assert [m.text for m in current.messages] == ["Fix the colors.", "Go on.", "Done."]
 
+
+
+def test_a_skipped_line_keeps_the_active_branch(tmp_path):
+    """The conversation is the path from the last entry back to the root: a line skipped on it would
+    cut the path (pi's own reader would then lose everything before it). The entries that hung off it
+    hang off its own parent when the line shows it, else off the entry before it; the same branch is
+    kept, without the skipped entry (here the ``!`` command, a000000c)."""
+    lines = SESSION.read_text().splitlines()
+    clean = shape(load_one(SESSION))
+    for n, text, how in ((12, lines[12].replace('"role": "bashExecution"', '"role": "bashExecution", "content": {}'),
+                          "its own parent, a000000b"),
+                         (12, lines[12][:90], "the entry before it on its branch, a000000b")):
+        path = tmp_path / f"{len(how)}.jsonl"
+        path.write_text("\n".join(lines[:n] + [text] + lines[n + 1:]) + "\n")
+        conv = load_one(path)
+        assert shape(conv) == [s for s in clean if s[1] != "a000000c"]
+        assert conv.meta["off_branch_entries"] == 2 and conv.meta["bad_lines"][0]["where"] == f"{path}:13"
+        assert any(r.endswith(f"re-attached what hung off it (line 14) to {how}") for r in conv.meta["repairs"])
+
+
+def test_a_line_that_does_not_decode_after_a_branch_point_can_pick_the_abandoned_branch(tmp_path):
+    """The known limit of the rule: the compaction entry a000000b hangs off a0000008, not off the line
+    before it (a000000a, the end of an abandoned branch). When its line shows its parent (a field of
+    the wrong type) what hung off it follows the right branch; when the line does not decode, the
+    nearest entry before it is a000000a, and the abandoned branch becomes the path (said in repairs)."""
+    lines = SESSION.read_text().splitlines()
+    wrong = tmp_path / "wrong.jsonl"
+    wrong.write_text("\n".join(lines[:11] + [lines[11].replace('"id": "a000000b"', '"id": 7')] + lines[12:]) + "\n")
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("\n".join(lines[:11] + ["\x00 not json"] + lines[12:]) + "\n")
+    right, wrong_branch = load_one(wrong), load_one(garbage)
+    assert not any("undo" in m.text for m in right.messages)
+    assert any("the entry before it on its branch" not in r and "its own parent, a0000008" in r
+               for r in right.meta["repairs"])
+    assert any("undo" in m.text for m in wrong_branch.messages)
+    assert any("the entry before it on its branch, a000000a" in r for r in wrong_branch.meta["repairs"])

@@ -22,7 +22,7 @@ can be told apart. The per-turn core replay is also run with the grounded measur
 from __future__ import annotations
 
 import json
-import threading
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -71,12 +71,13 @@ def deterministic_strategies() -> list[str]:
     return default_strategies(offline=True)
 
 
-def distinct_messages(sources: Sequence[str]) -> list[Message]:
+def distinct_messages(sources: Sequence[str], limit: int | None = None) -> list[Message]:
+    """The distinct messages of `sources` (at most `limit` conversations of each), in order."""
     from ctxlab.datasets import load_conversations
 
     seen: dict[Message, None] = {}
     for source in sources:
-        for conv in load_conversations(source):
+        for conv in load_conversations(source, limit=limit):
             seen.update(dict.fromkeys(conv.messages))
     return list(seen)
 
@@ -203,31 +204,43 @@ def _args(arguments: str) -> dict[str, Any]:
 
 
 class PeakRSS:
-    """Samples the resident memory of this process plus its children (the workers) in a thread."""
+    """The peak resident memory of this process plus its children (the workers), sampled by a forked
+    sampler process: a sampling *thread* would make the replay's pool spawn its workers instead of
+    forking them (forking is only safe while no other thread runs), which is not what is measured."""
 
     def __init__(self, interval: float = 0.5):
-        import psutil
+        import multiprocessing
 
-        self.process, self.interval, self.peak = psutil.Process(), interval, 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                procs = [self.process, *self.process.children(recursive=True)]
-                self.peak = max(self.peak, sum(p.memory_info().rss for p in procs if p.is_running()))
-            except Exception:  # a worker exiting between listing and reading: skip that sample
-                pass
-            self._stop.wait(self.interval)
+        self.interval, self.peak = interval, 0
+        self._ctx = multiprocessing.get_context("fork")
+        self._stop = self._ctx.Event()
+        self._here, there = self._ctx.Pipe(duplex=False)
+        self._sampler = self._ctx.Process(target=_sample, args=(os.getpid(), interval, self._stop, there), daemon=True)
 
     def __enter__(self) -> PeakRSS:
-        self._thread.start()
+        self._sampler.start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self._stop.set()
-        self._thread.join()
+        self.peak = self._here.recv() if self._here.poll(10 * self.interval + 5) else 0
+        self._sampler.join()
+
+
+def _sample(parent: int, interval: float, stop: Any, out: Any) -> None:
+    """The sampler: the summed RSS of `parent` and its descendants but this one, until `stop`."""
+    import psutil
+
+    root, me, peak = psutil.Process(parent), os.getpid(), 0
+    while True:
+        try:
+            procs = [root, *(p for p in root.children(recursive=True) if p.pid != me)]
+            peak = max(peak, sum(p.memory_info().rss for p in procs if p.is_running()))
+        except Exception:  # a worker exiting between listing and reading: skip that sample
+            pass
+        if stop.wait(interval):
+            break
+    out.send(peak)
 
 
 def generate_file(path: Path, n: int) -> Path:
