@@ -69,14 +69,9 @@ def apply(parts: Parts, engine: Summarizer, job: Job, head: int, start: int, sel
     keep = _strip_trailing(job, keep, parts.strip_trailing_assistant)
     replaced = {**sel.replaced, **_masks(parts, job, keep)}
     gone = tuple(i for i in (*sel.fold, *sel.prefix) if i not in keep)
-    written = Written(None, (), None)
-    if parts.middle.kind == "summarize":
-        # Letta's note names the messages hidden: those before less those after (the summary counted)
-        made = write(parts, engine, job, sel.fold, start - head, sel.prefix, sel.summary_cap or parts.summary.max_tokens,
-                     gone, len(job.messages) - len(keep) - 1)
-        if made is None:
-            return None
-        written = made
+    written = _summary(parts, engine, job, sel, start - head, gone, keep)
+    if written is None:
+        return None
     block = _block(parts, job, keep, written.note, head, sel.anchor)
     out = tuple(summary.place(job.messages, keep, replaced, block, parts.summary.placement, head, sel.anchor))
     if out == job.messages:
@@ -110,6 +105,16 @@ def write(parts: Parts, engine: Summarizer, job: Job, fold: Sequence[int], carri
     if writing.billed and not events and note is not None:  # the source's own summarization pass
         events.append(summary.billed_pass(job.total(REQUEST), job.request.counter.count(text), writing.model))
     return Written(note, tuple(events), done.error)
+
+
+def _summary(parts: Parts, engine: Summarizer, job: Job, sel: Selection, carried: int, gone: Sequence[int],
+             keep: set[int]) -> Written | None:
+    """The summary of the selection's fold (middle ``summarize``; none for another middle)."""
+    if parts.middle.kind != "summarize":
+        return Written(None, (), None)
+    # Letta's note names the messages hidden: those before less those after (the summary counted)
+    return write(parts, engine, job, sel.fold, carried, sel.prefix, sel.summary_cap or parts.summary.max_tokens,
+                 gone, len(job.messages) - len(keep) - 1)
 
 
 def _masks(parts: Parts, job: Job, keep: set[int]) -> dict[int, Message]:
