@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ctxlab.strategies.mechanics.mask import Clearable
+from ctxlab.strategies.mechanics.rescue import Rescue
 from ctxlab.strategies.trigger import Trigger
 
 
@@ -99,7 +100,9 @@ class Parts(NamedTuple):
     """Every mechanic's arguments of one policy: ``scope`` is what the trigger counts (``all`` or
     ``history``: Aider's completed exchanges only), ``refuse_growth`` keeps the input when a
     compaction would make it larger (Gemini CLI), ``retry`` how the passes go on: compact the
-    output ``again`` (inspect_ai) or redo the input keeping less (``keep_less``: seed 001)."""
+    output ``again`` (inspect_ai) or redo the input keeping less (``keep_less``: seed 001),
+    ``rescue`` what a learned model keeps out of the ``budget`` tail's fold (the `learned` policy;
+    None for every other)."""
 
     trigger: Trigger
     head: Head
@@ -112,6 +115,7 @@ class Parts(NamedTuple):
     scope: str = "all"
     refuse_growth: bool = False
     retry: str = "again"
+    rescue: Rescue | None = None
 
 
 __all__ = ["Head", "Middle", "Parts", "Prune", "Tail", "Writing"]
