@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from ctxlab.cli.app import command, fail
-from ctxlab.cli.common import Db, Limit, SkipInvalid, Sources, console, df_table
+from ctxlab.cli.common import Db, Limit, Reference, SkipInvalid, Sources, console, df_table
 from ctxlab.replay.config import DEFAULT_COUNTER
 
 HEADERS = {"policy": "policy", "counter": "counter", "sessions": "sessions", "calls": "calls", "errors": "failed",
@@ -31,7 +31,7 @@ def agree(
     seed: Annotated[int, typer.Option(help="Seed of the sampling of calls.")] = 0,
     baseline: Annotated[bool, typer.Option(
         help="Also ask with the full history (noop), the ceiling (--no-baseline: do not).")] = True,
-    reference: Annotated[str, typer.Option(help="Real tokenizer that counts what is sent.")] = DEFAULT_COUNTER,
+    reference: Reference = DEFAULT_COUNTER,
     jobs: Annotated[int, typer.Option(help="Model calls in flight at once.", min=1)] = 4,
     db: Db = None,
     limit: Limit = None,

@@ -18,6 +18,7 @@ from rich.table import Table
 Sources = Annotated[list[str], typer.Argument(
     help="Paths (.jsonl/.json/.parquet or folders), sample:<name>, hf:<dataset>[:<split>] or sharegpt.",
     show_default=False)]
+Reference = Annotated[str, typer.Option(help="Real tokenizer that counts what is sent.")]
 SkipInvalid = Annotated[bool, typer.Option("--skip-invalid", help="Skip bad records (listed) instead of stopping.")]
 Limit = Annotated[int | None, typer.Option(help="Read at most this many conversations (per source list).",
                                            show_default=False)]
@@ -105,5 +106,5 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-__all__ = ["WIDE", "Db", "Limit", "SkipInvalid", "Skips", "Sources", "console", "df_table", "load_sources",
+__all__ = ["WIDE", "Db", "Limit", "Reference", "SkipInvalid", "Skips", "Sources", "console", "df_table", "load_sources",
            "numeric_table", "print_skips", "progress"]

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from ctxlab.cli.app import command
-from ctxlab.cli.common import Db, Limit, SkipInvalid, console, df_table
+from ctxlab.cli.common import Db, Limit, Reference, SkipInvalid, console, df_table
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
 from ctxlab.replay.config import DEFAULT_COUNTER
 
@@ -41,7 +41,7 @@ def learn(
         help="Your agent's own policy, compared at equal tokens [default: the preset of the judged logs' agent].",
         show_default=False)] = None,
     horizon: Annotated[int, typer.Option(help="Calls ahead whose needed strings label an old output.")] = 10,
-    reference: Annotated[str, typer.Option(help="Real tokenizer that counts what is sent.")] = DEFAULT_COUNTER,
+    reference: Reference = DEFAULT_COUNTER,
     db: Db = None,
     limit: Limit = None,
     skip_invalid: SkipInvalid = False,

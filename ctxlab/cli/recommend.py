@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ctxlab.cli.app import command
-from ctxlab.cli.common import Db, Limit, SkipInvalid, Skips, console, df_table, load_sources
+from ctxlab.cli.common import Db, Limit, Reference, SkipInvalid, Skips, console, df_table, load_sources
 from ctxlab.cli.fronts import FRONT_HEADERS, percents, print_verdict
 from ctxlab.cli.replay import run_replay
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
@@ -27,7 +27,7 @@ def recommend(
     strategy: Annotated[list[str] | None, typer.Option(
         help="Policies to compare, NAME[:key=value,...] (repeatable) [default: every policy that needs no LLM].",
         show_default=False)] = None,
-    reference: Annotated[str, typer.Option(help="Real tokenizer that counts what is sent.")] = DEFAULT_COUNTER,
+    reference: Reference = DEFAULT_COUNTER,
     db: Db = None,
     limit: Limit = None,
     workers: Annotated[int, typer.Option(help="Worker processes (0 = in this process).")] = DEFAULT_WORKERS,

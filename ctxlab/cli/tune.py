@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ctxlab.cli.app import command
-from ctxlab.cli.common import Db, Limit, SkipInvalid, Skips, console, df_table, print_skips
+from ctxlab.cli.common import Db, Limit, Reference, SkipInvalid, Skips, console, df_table, print_skips
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
 from ctxlab.replay.config import DEFAULT_COUNTER
 
@@ -37,7 +37,7 @@ def tune(
         help="Search only this knob (the agent's name; repeatable) [default: every searchable one].",
         show_default=False)] = None,
     seed: Annotated[int, typer.Option(help="The optimizer's seed.")] = 0,
-    reference: Annotated[str, typer.Option(help="Real tokenizer that counts what is sent.")] = DEFAULT_COUNTER,
+    reference: Reference = DEFAULT_COUNTER,
     db: Db = None,
     limit: Limit = None,
     skip_invalid: SkipInvalid = False,
