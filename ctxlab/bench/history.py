@@ -154,7 +154,7 @@ def _recommend(path: str, out: Path, window: int, workers: int, engine: str) -> 
     with RichProgress() as progress:
         summary = replay(config, progress)
     with store.reading(summary.db) as con:
-        front = frontier(frames.results(con, summary.run_id, mode="per-turn"), config.references[0])
+        front = frontier(frames.front_input(con, summary.run_id, config.references[0]), config.references[0])
     choice = recommend(front)
     return (f"{summary.conversations:,} sessions, {summary.units:,} units, {summary.errors} errors; recommended: "
             f"{choice.label if choice else '-'}")

@@ -66,7 +66,7 @@ def recommend(
     summary = run_replay(config)
     with store.reading(summary.db) as con:
         costs = store.session_costs(con, summary.run_id) if price_model else None
-        front = frontier(frames.results(con, summary.run_id, mode="per-turn"), reference, costs,
+        front = frontier(frames.front_input(con, summary.run_id, reference), reference, costs,
                          input_price(price_model) if price_model else None)
     front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
     shown = percents(front).assign(front=front["on_front"].map({True: "*", False: ""}))
