@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: setup demo test lint docs test-browser browser-deps bench dashboard report clean
+.PHONY: setup demo test lint docs test-browser browser-deps bench learned-model dashboard report clean
 
 setup: $(STAMP)
 
@@ -40,6 +40,12 @@ docs: setup
 
 bench: setup
 	$(BIN)/ctxlab bench
+
+# The need model shipped with ctxlab (the `learned` policy's default; docs/learned.md): fitted on the
+# bundled agent sessions and the shared real logs, every session (no split), stored in a scratch store.
+learned-model: setup
+	$(BIN)/ctxlab learn sample:agent_sessions ../shared/reallogs --split none \
+	  --out ctxlab/strategies/models/learned.json --db $${TMPDIR:-/tmp}/ctxlab-learned-model.duckdb
 
 DB      ?= ctxlab.duckdb
 SUDO    := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)

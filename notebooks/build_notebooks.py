@@ -74,14 +74,18 @@ STRATEGY_COMPARISON = [
        "counts a string only with the line it stood on. The cost axis adds to the tokens sent the **refetch** tokens "
        "(the smallest earlier message holding each lost string). Overlapping intervals are a tie, and the "
        "recommendation is the cheapest of the tied. Regex fact recall (ctxlab's own extractors) is a secondary "
-       "column. Definitions and caveats: docs/quality.md."),
-    code('''from ctxlab.analysis.recommend import frontier, recommend
+       "column. Beside each policy, the **hindsight limit** at its own tokens and the share of the **headroom** it "
+       "closes (printed below: a bound that uses the future, never a policy). Definitions and caveats: "
+       "docs/quality.md; the `learned` policy and `ctxlab learn`: docs/learned.md."),
+    code('''from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, recommend
 
 turns = results[results["mode"] == "per-turn"]
 if turns.empty:
     print("No per-turn units in this run: `ctxlab recommend SOURCE --window N` replays sessions call by call.")
-columns = ["label", "counter", "needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",
-           "instruction_survival", "tokens_sent", "effective_tokens", "fact_recall", "overflow_rate", "orphan_rate"]
+columns = ["label", "counter", "needed_recall", "needed_low", "needed_high", "limit_recall", "headroom_closed",
+           "in_context_recall", "non_regex_recall", "instruction_survival", "tokens_sent", "effective_tokens",
+           "fact_recall", "overflow_rate", "orphan_rate"]
+print(LIMIT_NOTE)
 for window in sorted(turns["window"].unique()):
     front = frontier(turns[turns["window"] == window], "o200k_base")
     choice = recommend(front)

@@ -22,6 +22,7 @@ LAYERS = (
     ("integrations",),
     ("analysis", "report"),
     ("tune",),
+    ("learn",),
     ("bench", "demo"),
     ("cli",),
 )

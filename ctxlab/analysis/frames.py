@@ -32,7 +32,7 @@ RESULT_COLUMNS = (
     "has_summary", "summary_tokens", "llm_calls", "llm_input_tokens", "llm_output_tokens", "llm_cost_usd",
     "latency_ms", "status", "needed_total", "needed_kept", "needed_kept_in_context", "needed_old_total",
     "needed_old_kept", "needed_regex_total", "needed_regex_kept", "refetch_tokens", "instructions_total",
-    "instructions_kept",
+    "instructions_kept", "limit_kept",
 )
 ESTIMATOR_COLUMNS = ("dataset", "seq", "conversation_id", "message_id", "role", "content_kind", "language",
                      "chars", "counter", "reference", "estimated", "actual", "error", "error_pct")

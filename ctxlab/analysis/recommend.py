@@ -11,6 +11,12 @@ window: both a 400). Sessions are then averaged per variant, with a bootstrap in
 (`ctxlab.analysis.tables.bootstrap_mean_ci`). *Effective cost* is tokens sent plus refetch tokens,
 or with a price model, dollars with prompt caching plus the refetch tokens at the uncached input
 price. Regex fact recall (`ctxlab.metrics.facts`) stays a secondary column.
+
+Beside each variant's needed recall: the **hindsight limit** at its own tokens (`ctxlab.metrics.limit`:
+a bound that uses the future, never a policy; horizon the next call), pooled like needed recall from
+the units' ``limit_kept``, and the **share of the headroom closed**: from what every policy keeps
+by sending the newest messages (``newest_share``) to the limit. Runs stored before the limit existed
+have neither (NaN).
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ SUMS = {"facts_kept": "facts_kept", "facts_total": "facts_total", "needed_kept":
         "needed_total": "needed_total", "needed_kept_in_context": "framed_kept",
         "needed_old_kept": "old_kept", "needed_old_total": "old_total", "needed_regex_kept": "regex_kept",
         "needed_regex_total": "regex_total", "refetch_tokens": "refetch_tokens",
-        "instructions_kept": "instructions_kept", "instructions_total": "instructions_total"}
+        "instructions_kept": "instructions_kept", "instructions_total": "instructions_total",
+        "limit_kept": "limit_kept"}
 # Pooled recalls of the front: column -> (kept, total) session sums.
 RECALLS = {"in_context_recall": ("framed_kept", "needed_total"), "old_recall": ("old_kept", "old_total"),
            "non_regex_recall": ("non_regex_kept", "non_regex_total"),
@@ -37,9 +44,31 @@ RECALLS = {"in_context_recall": ("framed_kept", "needed_total"), "old_recall": (
            "fact_recall": ("facts_kept", "facts_total")}
 # Recalls that also get a 95% interval over sessions (``<name>_low``, ``<name>_high``).
 BOUNDED = ("in_context_recall", "non_regex_recall")
+LIMIT_COLUMNS = ["limit_recall", "newest_share", "headroom_closed"]
+# What every face says beside the limit's figures (one wording, `ctxlab.metrics.limit`).
+LIMIT_NOTE = ("Hindsight limit: the most of the next call's needed strings any text of the policy's tokens per "
+              "call could hold, knowing what that call uses (it uses the future: a bound, never a policy; "
+              "horizon: the next call). A call's needed strings take a few dozen tokens, so it is every needed "
+              "string unless a policy sends little beyond the pinned messages: 100% says the policy lost strings "
+              "by what it chose to send, not for want of tokens. Headroom closed: the share of the way from what "
+              "sending the newest messages keeps (newest) to the limit that the policy covers.")
+
+
+def limit_reading(front: pd.DataFrame) -> str:
+    """Where the hindsight limit binds at one window's `front` (`ctxlab.metrics.limit.reading`, by
+    variant name); empty for a front without the limit."""
+    from ctxlab.metrics.limit import reading
+
+    if "limit_recall" not in front or front.empty:
+        return ""
+    labels = front["label"].astype(str)  # with its counter where the label ran with several
+    shown = labels.where(~labels.duplicated(keep=False), labels + " [" + front["counter"].astype(str) + "]")
+    return reading(dict(zip(shown, front["limit_recall"].astype(float), strict=True)))
+
+
 FRONT_COLUMNS = [*VARIANT, "sessions", "calls", "tokens_sent", "refetch_tokens", "effective_tokens", "needed_recall",
                  "needed_low", "needed_high", *RECALLS, *(f"{b}_{end}" for b in BOUNDED for end in ("low", "high")),
-                 "orphan_rate", "overflow_rate", "on_front"]
+                 "orphan_rate", "overflow_rate", *LIMIT_COLUMNS, "on_front"]
 
 
 class Recommendation(NamedTuple):
@@ -62,7 +91,7 @@ def session_rows(results: pd.DataFrame, reference: str) -> pd.DataFrame:
     units = results[(results["reference"] == reference) & (results["mode"] == "per-turn")]
     if units.empty:
         return pd.DataFrame(columns=[*VARIANT, *CONVERSATION, "calls", "tokens_sent", *SUMS.values(), "rejected",
-                                     "orphaned", "overflowed"])
+                                     "orphaned", "overflowed", "limit_missing"])
     ok = units["status"] == "ok"
     orphaned = ok & ((units["orphan_calls"].fillna(0) > 0) | (units["orphan_results"].fillna(0) > 0))
     overflowed = ok & ~units["fits_reference"].astype("boolean").fillna(True).astype(bool)
@@ -70,10 +99,12 @@ def session_rows(results: pd.DataFrame, reference: str) -> pd.DataFrame:
         sent=units["reference_tokens_after"].where(ok, units["reference_tokens_before"]).fillna(0),
         orphaned=orphaned.astype(int), overflowed=overflowed.astype(int),
         rejected=(orphaned | overflowed | ~ok).astype(int),
-        **{name: _column(units, source) for source, name in SUMS.items()})
+        **{name: _column(units, source) for source, name in SUMS.items()},
+        limit_missing=units["limit_kept"].isna().astype(int) if "limit_kept" in units else 1)
     return (frame.groupby([*VARIANT, *CONVERSATION], observed=True, sort=True)
             .agg(calls=("unit", "size"), tokens_sent=("sent", "sum"), **{n: (n, "sum") for n in SUMS.values()},
-                 rejected=("rejected", "sum"), orphaned=("orphaned", "sum"), overflowed=("overflowed", "sum"))
+                 rejected=("rejected", "sum"), orphaned=("orphaned", "sum"), overflowed=("overflowed", "sum"),
+                 limit_missing=("limit_missing", "sum"))
             .reset_index())
 
 
@@ -104,7 +135,8 @@ def frontier(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None =
         rows.append([*key, len(group), calls, sent, refetch, sent + refetch, recall, low, high,
                      *(_share(group, *pair) for pair in RECALLS.values()),
                      *(bound for b in BOUNDED for bound in _bounds(group, *RECALLS[b])),
-                     group["orphaned"].sum() / max(calls, 1), group["overflowed"].sum() / max(calls, 1)])
+                     group["orphaned"].sum() / max(calls, 1), group["overflowed"].sum() / max(calls, 1),
+                     *_limit(group, recall)])
     front = pd.DataFrame(rows, columns=FRONT_COLUMNS[:-1])
     front["on_front"] = pareto_front(front["effective_tokens"], front["needed_recall"]) if len(front) else []
     if costs is not None:
@@ -114,6 +146,20 @@ def frontier(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None =
         front["effective_usd"] = front["cost_usd"] + front["refetch_usd"]
         front["on_cost_front"] = pareto_front(front["effective_usd"], front["needed_recall"]) if len(front) else []
     return front.sort_values("tokens_sent", ignore_index=True)
+
+
+def _limit(group: pd.DataFrame, recall: float) -> tuple[float, float, float]:
+    """The hindsight limit pooled at the variant's own tokens, the share of needed strings the newest
+    messages hold, and the share of the headroom between the two that `recall` closes (NaN for runs
+    stored without the limit)."""
+    from ctxlab.metrics.limit import headroom_closed
+
+    needed = group["needed_total"].sum()
+    if not needed or group["limit_missing"].sum():
+        return np.nan, np.nan, np.nan
+    limit, newest = group["limit_kept"].sum() / needed, 1 - group["old_total"].sum() / needed
+    closed = headroom_closed(recall, limit, newest)
+    return float(limit), float(newest), np.nan if closed is None else float(closed)
 
 
 def _bounds(group: pd.DataFrame, kept: str, total: str) -> tuple[float, float]:
@@ -153,4 +199,4 @@ def cost_column(front: pd.DataFrame) -> str:
     return "effective_usd" if "effective_usd" in front and front["effective_usd"].notna().any() else "effective_tokens"
 
 
-__all__ = ["FRONT_COLUMNS", "Recommendation", "cost_column", "frontier", "recommend", "session_rows"]
+__all__ = ["FRONT_COLUMNS", "LIMIT_COLUMNS", "LIMIT_NOTE", "limit_reading", "Recommendation", "cost_column", "frontier", "recommend", "session_rows"]

@@ -9,9 +9,10 @@ FRONT_HEADERS = {"label": "policy", "counter": "counter", "needed_recall": "need
                  "in_context_recall": "in context", "non_regex_recall": "non-regex",
                  "instruction_survival": "instructions", "tokens_sent": "tokens sent / session",
                  "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned",
-                 "overflow_rate": "over window", "front": "front"}
+                 "overflow_rate": "over window", "limit_recall": "hindsight limit", "headroom_closed": "headroom closed",
+                 "front": "front"}
 PERCENTS = ("needed_recall", "needed_low", "needed_high", "in_context_recall", "non_regex_recall",
-            "instruction_survival", "fact_recall", "orphan_rate", "overflow_rate")
+            "instruction_survival", "fact_recall", "orphan_rate", "overflow_rate", "limit_recall", "headroom_closed")
 
 
 def percents(front: Any) -> Any:

@@ -48,7 +48,7 @@ def recommend(
     """
     from ctxlab import store
     from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import frontier
+    from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, limit_reading
     from ctxlab.analysis.recommend import recommend as pick
     from ctxlab.analysis.standin_shipped import logs_gap, logs_rows
     from ctxlab.bench import deterministic_strategies
@@ -81,6 +81,7 @@ def recommend(
                        "strings the agent's next action used that earlier history held, still sent (95% CI over "
                        "sessions); + refetch: tokens sent plus those of the smallest earlier message holding each lost "
                        "string, per session; * = on the front of needed recall vs that", headers))
+    out.print(f"{LIMIT_NOTE} {limit_reading(front)}", markup=False)
     choice = pick(front)
     if choice is None:
         out.print("[yellow]no policy produced results to compare[/yellow]")
@@ -107,11 +108,12 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
     pooled with 95% intervals over sessions, and session by session on each session's own curve."""
     from ctxlab import store
     from ctxlab.analysis import frames
-    from ctxlab.analysis.dominance import dominance, replay_config
-    from ctxlab.analysis.recommend import frontier, session_rows
+    from ctxlab.analysis.dominance import SETTINGS, dominance, replay_config
+    from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, limit_reading, session_rows
 
-    config = replay_config(sources, (window,), reference=reference, db=db or store.default_db(), workers=workers,
-                           limit=limit, name=f"vs-anchors-{window}", skip_invalid=skip_invalid)
+    config = replay_config(sources, (window,), settings=(*SETTINGS, "learned"), reference=reference,
+                           db=db or store.default_db(), workers=workers, limit=limit, name=f"vs-anchors-{window}",
+                           skip_invalid=skip_invalid)
     summary = run_replay(config)
     with store.reading(summary.db) as con:
         results = frames.results(con, summary.run_id, mode="per-turn")
@@ -121,9 +123,10 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
     table = tables["needed_recall"]
     out = console()
     shown = ("label", "tokens_sent", "needed_recall", "ci", "in_context_recall", "non_regex_recall", "fact_recall",
-             "overflow_rate", "orphan_rate")
+             "overflow_rate", "orphan_rate", "limit_recall", "headroom_closed")
     out.print(df_table(percents(front), f"Every setting at a {window:,}-token window ({reference} counts)",
                        {k: FRONT_HEADERS[k] for k in shown}))
+    out.print(f"{LIMIT_NOTE} {limit_reading(front)}", markup=False)
     shown_table = table.assign(
         anchor_recall=_interval(table, "anchor"), candidate_recall=_interval(table, "candidate"),
         anchor_overflow_rate=table["anchor_overflow_rate"].map(lambda v: "-" if v != v else f"{100 * v:.1f}%"),
@@ -133,6 +136,23 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
                                     "95% CI over sessions; overlapping intervals tie)", VS_HEADERS))
     counts = table["verdict"].value_counts()
     out.print(", ".join(f"{n} {verdict}" for verdict, n in counts.items()) + f"; run {summary.run_id} in {summary.db}")
+    _learned(front, sessions)
+
+
+def _learned(front: Any, sessions: Any) -> None:
+    """`learned` (the shipped model) against recommended's curve read at its own tokens (docs/learned.md)."""
+    from ctxlab.learn.verdicts import versus_recommended
+
+    table = versus_recommended(front, sessions, "learned")
+    for row in table.itertuples():
+        measure = row.measure.replace("_", " ")
+        if row.recommended is None or row.recommended != row.recommended:
+            console().print(f"learned, {measure}: out of recommended's range of settings", markup=False)
+            continue
+        console().print(f"learned (the shipped need model), {measure}: {100 * row.learned:.1f}% at "
+                        f"{row.tokens_sent:,.0f} tokens / session; recommended's curve there {100 * row.recommended:.1f}% "
+                        f"({row.difference:+.1f} pt, {row.verdict}, sessions W/T/L/out {row.won}/{row.tied}/{row.lost}/"
+                        f"{row.out})", markup=False)
 
 
 def _interval(table: Any, who: str) -> Any:

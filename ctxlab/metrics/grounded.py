@@ -177,6 +177,7 @@ class Pooled(NamedTuple):
     non_regex_recall: float | None
     refetch_tokens: int
     instruction_survival: float | None
+    limit_recall: float | None = None
 
 
 def pool(measures: Iterable[CallMeasures]) -> Pooled:
@@ -196,7 +197,9 @@ def pool(measures: Iterable[CallMeasures]) -> Pooled:
                   share(total["needed_regex_kept"], total["needed_regex_total"]),
                   share(total["needed_kept"] - total["needed_regex_kept"],
                         total["needed_total"] - total["needed_regex_total"]),
-                  total["refetch_tokens"], share(total["instructions_kept"], total["instructions_total"]))
+                  total["refetch_tokens"], share(total["instructions_kept"], total["instructions_total"]),
+                  share(total["limit_kept"], total["needed_total"]) if all(m.limit_kept is not None for m in rows)
+                  else None)
 
 
 def grounded_row(unit: int, measures: CallMeasures) -> GroundedRow:

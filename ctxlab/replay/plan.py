@@ -20,6 +20,8 @@ from ctxlab.strategies import default_strategies, get_strategy
 
 FALLBACK_COUNTER = DEFAULT_COUNTER  # a strategy without a `seed_counter` counts with this
 GROUNDED_VERSION = 1  # bump when the grounded measures change meaning (a new run id)
+# The hindsight limit (issue 29, `limit_kept`) adds a measure without changing the others: not bumped, so
+# stored runs keep their ids and resume; their units have no limit, shown as missing.
 
 
 class Entry(NamedTuple):

@@ -25,6 +25,7 @@ from ctxlab.metrics.estimator import conversation_rows, message_rows
 from ctxlab.metrics.fact_tracker import FactTracker
 from ctxlab.metrics.facts import fact_recall
 from ctxlab.metrics.grounded import GroundedEvaluator, SessionNeeds, grounded_row
+from ctxlab.metrics.limit import limit_kept
 from ctxlab.metrics.provider import provider_rows
 from ctxlab.metrics.summary import summary_metrics
 from ctxlab.replay.plan import WorkSpec
@@ -145,17 +146,20 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
                         for cost in chain.price(n_units, conv, step.upto, step.result):
                             rows.add_typed(unit.key(), cost)
                     if graded is not None and step.upto is not None and step.result is not None:
-                        _grounded_row(rows, unit, graded, step.upto, step.result.messages)
+                        _grounded_row(rows, unit, graded, step.upto, step.result.messages, state.references[0][1])
                     rows.seal()
                     n_units += 1
     rows.add("done", {"run_id": spec.run_id, "dataset": dataset, "seq": seq, "units": n_units})
     return n_units
 
 
-def _grounded_row(rows: Rows, unit: Unit, graded: GroundedEvaluator, upto: int, sent: Sequence[Message]) -> None:
-    """The unit's grounded measures; a metric bug is noted on its result row, not a lost unit."""
+def _grounded_row(rows: Rows, unit: Unit, graded: GroundedEvaluator, upto: int, sent: Sequence[Message],
+                  reference: TokenCounter) -> None:
+    """The unit's grounded measures and the hindsight limit at its tokens (`ctxlab.metrics.limit`);
+    a metric bug is noted on its result row, not a lost unit."""
     try:
-        rows.add_typed(unit.key(), grounded_row(unit.unit, graded.measure(upto, sent)))
+        measures = graded.measure(upto, sent)._replace(limit_kept=limit_kept(graded.needs, upto, sent, reference))
+        rows.add_typed(unit.key(), grounded_row(unit.unit, measures))
     except Exception as exc:
         row = rows.tables["result_rows"][-1]
         problem = f"grounded: {type(exc).__name__}: {exc}"

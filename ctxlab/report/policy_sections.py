@@ -8,7 +8,7 @@ import pandas as pd
 
 from ctxlab.analysis import costs as C
 from ctxlab.analysis import plots as P
-from ctxlab.analysis.recommend import frontier, recommend
+from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, recommend
 from ctxlab.analysis.standin import StandinGap
 from ctxlab.cost import input_price
 from ctxlab.report import htmlkit as H
@@ -17,11 +17,12 @@ FRONT = {"label": "policy", "counter": "counter", "needed_recall": "needed recal
          "needed_high": "high", "in_context_recall": "in context", "non_regex_recall": "non-regex",
          "instruction_survival": "instructions kept", "tokens_sent": "tokens sent / session",
          "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned calls",
-         "overflow_rate": "calls over window", "effective_usd": "$ / session + refetch"}
+         "overflow_rate": "calls over window", "limit_recall": "hindsight limit", "headroom_closed": "headroom closed",
+         "effective_usd": "$ / session + refetch"}
 FRONT_KINDS = {"tokens_sent": "int", "effective_tokens": "int", "effective_usd": "float",
                **{c: "pct" for c in ("needed_recall", "needed_low", "needed_high", "in_context_recall",
                                      "non_regex_recall", "instruction_survival", "fact_recall", "orphan_rate",
-                                     "overflow_rate")}}
+                                     "overflow_rate", "limit_recall", "headroom_closed")}}
 
 
 def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: str = "o200k_base",
@@ -42,6 +43,7 @@ def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: s
                       "plus the tokens of the smallest earlier message holding each lost string. Regex fact recall "
                       "is ctxlab's own extractors, kept for comparison. Orphaned or over-window calls are requests a "
                       "provider rejects. Definitions and caveats: docs/quality.md."))
+    out.append(H.para(LIMIT_NOTE))
     if standin is not None:
         out.append(H.para(f"Summaries written offline (the stand-in): {standin.line()}.",
                           "warn" if standin.kinder else "note"))

@@ -20,6 +20,7 @@ from ctxlab.store.connect import (
     transaction,
     writing,
 )
+from ctxlab.store.learn import learn_runs, save_learn
 from ctxlab.store.llm_cache import LLMCache, default_llm_cache, get_llm_call, open_llm_cache, put_llm_call
 from ctxlab.store.queries import (
     compare_runs,
@@ -52,8 +53,8 @@ __all__ = [
     "DEFAULT_DB", "LATEST", "LLMCache", "MIGRATIONS", "ROW_TABLES", "agreement_rows", "agreement_runs",
     "arrow_schema", "clear_run_rows", "compare_runs", "connect", "conversation", "conversations", "copy_llm_calls",
     "current_version", "default_db", "default_llm_cache", "done_keys", "estimator_summary", "finish_run",
-    "get_llm_call", "insert_arrow", "is_lock_error", "migrate", "open_llm_cache", "put_llm_call", "reading",
-    "recorded_compactions", "resolve_run", "results", "run_status", "runs", "save_agreement_run", "save_search",
+    "get_llm_call", "insert_arrow", "is_lock_error", "learn_runs", "migrate", "open_llm_cache", "put_llm_call", "reading",
+    "recorded_compactions", "resolve_run", "results", "run_status", "runs", "save_agreement_run", "save_learn", "save_search",
     "session_costs", "skips", "start_run", "stored_conversations", "strategy_summary", "summaries", "transaction",
     "tune_evaluations", "tune_searches", "unit_costs", "write_batch", "writing",
 ]

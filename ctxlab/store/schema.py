@@ -98,10 +98,13 @@ _GROUNDED_COUNTS = (
     "needed_number_total", "needed_number_kept", "needed_other_total", "needed_other_kept", "refetch_tokens",
     "refetch_messages", "instructions_total", "instructions_kept",
 )
-RESULT_GROUNDED: Columns = (
+RESULT_GROUNDED_V6: Columns = (
     ("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("unit", "INTEGER"),
     *((c, "INTEGER") for c in _GROUNDED_COUNTS), ("needed_lost", "JSON"), ("instructions_lost", "JSON"),
 )
+# Migration 10 (issue 29): the hindsight limit at the unit's own tokens (`ctxlab.metrics.limit`).
+LIMIT_COLUMNS: Columns = (("limit_kept", "INTEGER"),)
+RESULT_GROUNDED: Columns = (*RESULT_GROUNDED_V6, *LIMIT_COLUMNS)
 # `ctxlab tune` (issue 24): a search of one preset's knobs, and each setting it evaluated; the
 # setting's rows are an ordinary run (`run_id`), these say which runs one search compared and how.
 TUNE_SEARCHES: Columns = (
@@ -127,6 +130,13 @@ COMPACTION_GRADES: Columns = (
     ("instruction_survival", "DOUBLE"), ("summary_tokens", "INTEGER"), ("context_tokens", "INTEGER"),
     ("refetch_observed_calls", "INTEGER"), ("refetch_observed_tokens", "BIGINT"),
     ("refetch_model_tokens", "BIGINT"), ("lost", "JSON"), ("error", "VARCHAR"),
+)
+# `ctxlab learn` (issue 29): one fitted model, the sessions on each side of its split and what the
+# judged policies scored there; the judging replay is an ordinary run (`run_id`).
+LEARN_RUNS: Columns = (
+    ("learn_id", "VARCHAR"), ("name", "VARCHAR"), ("sources", "JSON"), ("options", "JSON"), ("train", "JSON"),
+    ("test", "JSON"), ("model_path", "VARCHAR"), ("model_sha256", "VARCHAR"), ("model", "JSON"), ("fit", "JSON"),
+    ("results", "JSON"), ("run_id", "VARCHAR"), ("created_at", "TIMESTAMP"), ("wall_s", "DOUBLE"), ("cpu_s", "DOUBLE"),
 )
 SKIPS: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("where", "VARCHAR"), ("reason", "VARCHAR"))
 DONE: Columns = (("run_id", "VARCHAR"), ("dataset", "VARCHAR"), ("seq", "BIGINT"), ("units", "INTEGER"))
@@ -303,6 +313,7 @@ class GroundedRow(NamedTuple):
     instructions_kept: int
     needed_lost: str
     instructions_lost: str
+    limit_kept: int | None = None
 
 
 # Which table each typed metric row goes to; its fields are that table's columns after `RUN_KEY`.
@@ -460,7 +471,7 @@ if "result_grounded" not in RESULTS_VIEW_V6 or "g.needed_total" not in RESULTS_V
 
 def _v6_grounded(con: duckdb.DuckDBPyConnection) -> None:
     """Per-turn units' grounded measures (issue 20), joined into the `results` view."""
-    con.execute(create_table("result_grounded", RESULT_GROUNDED))
+    con.execute(create_table("result_grounded", RESULT_GROUNDED_V6))
     con.execute(_view_before_v7(RESULTS_VIEW_V6))
 
 
@@ -486,6 +497,19 @@ def _v9_compaction_grades(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(create_table("compaction_grades", COMPACTION_GRADES))
 
 
+RESULTS_VIEW_V10 = RESULTS_VIEW_V6.replace(", g.instructions_lost\n", ", g.instructions_lost, g.limit_kept\n")
+if "g.limit_kept" not in RESULTS_VIEW_V10:
+    raise AssertionError("the results view of migration 10 no longer derives from RESULTS_VIEW_V6")
+
+
+def _v10_limit_learn(con: duckdb.DuckDBPyConnection) -> None:
+    """The hindsight limit per per-turn unit, in the `results` view, and `ctxlab learn` runs (issue 29)."""
+    for name, kind in LIMIT_COLUMNS:
+        con.execute(f"ALTER TABLE result_grounded ADD COLUMN {name} {kind}")
+    con.execute(RESULTS_VIEW_V10)
+    con.execute(create_table("learn_runs", LEARN_RUNS, "PRIMARY KEY (learn_id)"))
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (1, "tables", _v1_tables),
     (2, "views", _v2_views),
@@ -496,6 +520,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]], 
     (7, "window", _v7_window),
     (8, "tune searches", _v8_tune),
     (9, "compaction grades", _v9_compaction_grades),
+    (10, "hindsight limit and learn runs", _v10_limit_learn),
 )
 LATEST = MIGRATIONS[-1][0]
 

@@ -33,19 +33,21 @@ if standin is not None:  # every summary here was written offline: how kind that
 x, xlabel = ("effective_usd", f"$ per session with prompt caching + refetch ({price_model})") if price_model else \
     ("effective_tokens", "tokens sent + refetch per session")
 png = ui.show(P.policy_front(front, x=x, xlabel=xlabel, chosen=choice.label if choice else None))
-first = ["label", "counter", "needed_recall", "needed_low", "needed_high", "in_context_recall", "old_recall",
-         "non_regex_recall", "instruction_survival", "effective_tokens", "tokens_sent", "refetch_tokens", "fact_recall"]
+first = ["label", "counter", "needed_recall", "needed_low", "needed_high", "limit_recall", "headroom_closed",
+         "in_context_recall", "old_recall", "non_regex_recall", "instruction_survival", "effective_tokens", "tokens_sent",
+         "refetch_tokens", "fact_recall"]
 shown = front[[c for c in first if c in front] + [c for c in front if c not in first]].sort_values(
     "needed_recall", ascending=False).rename(columns={"fact_recall": "regex_fact_recall"})
 st.dataframe(shown.round({"tokens_sent": 0, "refetch_tokens": 0, "effective_tokens": 0}), hide_index=True,
              width="stretch", column_config=ui.percent_columns(shown, [
                  "needed_recall", "needed_low", "needed_high", "in_context_recall", "old_recall", "non_regex_recall",
-                 "instruction_survival", "regex_fact_recall", "orphan_rate", "overflow_rate"]))
+                 "instruction_survival", "regex_fact_recall", "orphan_rate", "overflow_rate", "limit_recall",
+                 "newest_share", "headroom_closed"]))
 st.caption(f"Per session: tokens every call sends, counted with {reference}. Needed recall: the specific strings "
            "(paths, identifiers, numbers, flags) the agent's recorded next action used that only earlier history "
            "held, still sent, pooled over the calls (95% CI over sessions); in context: with the line they stood on; "
            "old: held by no message new since the previous call; non-regex: strings ctxlab's fact regexes would not "
            "extract; refetch: tokens of the smallest earlier message holding each lost string. Regex fact recall is "
            "ctxlab's own extractors, kept for comparison. Orphaned / over window: requests a provider rejects "
-           "(docs/quality.md).")
+           f"(docs/quality.md). {R.LIMIT_NOTE}")
 ui.downloads(front, png, f"policies-{window}")

@@ -29,6 +29,16 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
     assert set(front["label"]) == {"noop", "window_guard", "compaction"} and front["sessions"].eq(3).all()
     noop = front.set_index("label").loc["noop"]
     assert noop["needed_recall"] == 1.0 and noop["overflow_rate"] > 0  # it keeps everything and overflows
+    # Beside each policy, the hindsight limit at its own tokens, named as what it is.
+    assert "hindsight limit" in header and "headroom closed" in header
+    printed = " ".join(result.output.split())
+    assert "Hindsight limit: the most of the next call's needed strings any text of the policy's tokens" in printed
+    assert (front["limit_recall"] >= front["needed_recall"] - 1e-12).all() and front["limit_recall"].notna().all()
+    # and what it says here: where it binds, or that it binds nowhere.
+    binding = front[front["limit_recall"] < 0.995]
+    assert all(f"{label} {100 * v:.1f}%" in printed for label, v in zip(binding["label"], binding["limit_recall"],
+                                                                        strict=True))
+    assert ("the hindsight limit is every needed string" if binding.empty else "The hindsight limit binds") in printed
     # No compaction in the bundled sessions: the verdict carries the one measured on the shared logs.
     text = " ".join(result.output.split())
     assert "Summaries written offline (the stand-in): 2 recorded compactions (the shared real logs, shipped)" in text
@@ -61,6 +71,9 @@ def test_vs_anchors_prints_each_anchors_verdict_difference_and_sessions_won_tied
         "recommend", "sample:agent_sessions", "--window", "8000", "--limit", "3", "--workers", "0", "--db", db,
         "--vs-anchors"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
+    assert "hindsight limit" in result.output
+    assert "learned (the shipped need model), needed recall:" in result.output or "learned, needed recall: out" in \
+        result.output
     with store.reading(db) as con:
         results = frames.results(con, store.resolve_run(con, None), mode="per-turn")
     table = dominance(frontier(results, "o200k_base"), sessions=session_rows(results, "o200k_base"),

@@ -14,10 +14,11 @@ from ctxlab.analysis import frames
 from ctxlab.cli import app
 from ctxlab.replay import ReplayConfig, replay
 from ctxlab.replay.plan import resolve_entries, run_identity
-from ctxlab.store.schema import BEFORE_V7, MIGRATIONS, ROW_TABLES
+from ctxlab.store.schema import BEFORE_V7, LIMIT_COLUMNS, MIGRATIONS, ROW_TABLES
 from tests.replay.helpers import agent_record, write_jsonl
 
 RENAMED = ("result_rows", "summaries", "recorded_compactions", "agreement_rows")
+LATER = tuple(name for name, _ in LIMIT_COLUMNS)  # columns added after version 6 (NULL in older rows)
 TABLES = (*ROW_TABLES, "runs", "skips")
 
 
@@ -38,7 +39,10 @@ def make_old(new_db: str, old_db: str) -> None:
     con.execute(f"ATTACH '{new_db}' AS new (READ_ONLY)")
     for table in TABLES:
         renames = ", ".join(f'"{n}" AS "{o}"' for n, o in BEFORE_V7.items() if n in dict(ROW_TABLES.get(table, ())))
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * {f'RENAME ({renames})' if renames else ''} FROM new.{table}")
+        later = [f'"{c}"' for c in LATER if c in dict(ROW_TABLES.get(table, ()))]
+        exclude = f"EXCLUDE ({', '.join(later)})" if later else ""
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * {exclude} {f'RENAME ({renames})' if renames else ''} "
+                    f"FROM new.{table}")
     for run_id, text in con.execute("SELECT run_id, config FROM runs").fetchall():
         old = json.loads(text)
         old["budgets"] = old.pop("windows")
@@ -78,7 +82,7 @@ def test_a_version_6_store_migrates_and_keeps_every_row(old_store):
             assert "window" in columns and "budget" not in columns, table
         assert con.execute("SELECT count(*) FROM unit_costs").fetchall()[0][0] > 0
     for table in (*ROW_TABLES, "results", "unit_costs"):
-        assert rows(old_db, table, "WHERE run_id <> 'g'") == rows(new_db, table), table
+        assert rows(old_db, table, "WHERE run_id <> 'g'", LATER) == rows(new_db, table, "", LATER), table
     with store.reading(old_db) as con:
         assert con.execute("SELECT a.window FROM agreement_rows a").fetchall() == [(8000,)]
         assert con.execute('SELECT "window" FROM recorded_compactions').fetchall() == [(1234,)]

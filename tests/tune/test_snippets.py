@@ -58,11 +58,13 @@ EXPECTED = {
     ("goose", "yaml"): {"GOOSE_AUTO_COMPACT_THRESHOLD"},
     ("cline", "json"): {"compaction.enabled", "compaction.strategy", "compaction.preserveRecentTokens"},
     ("letta", "json"): {"compaction_settings.mode", "compaction_settings.sliding_window_percentage"},
+    ("learned", "python"): {"get_strategy.model", "get_strategy.trigger_events", "get_strategy.rescue_share"},
 }
 IMPORTS = {"langchain_summarization": "langchain.agents.middleware", "langchain_clear_tool_uses":
            "langchain.agents.middleware", "langchain_trim": "langchain_core.messages",
            "openhands": "openhands.sdk.context.condenser", "openhands_agent": "openhands.sdk.context.condenser",
-           "inspect_trim": "inspect_ai.model", "inspect_edit": "inspect_ai.model", "inspect_summary": "inspect_ai.model"}
+           "inspect_trim": "inspect_ai.model", "inspect_edit": "inspect_ai.model", "inspect_summary": "inspect_ai.model",
+           "learned": "ctxlab"}
 # names the source defines that a snippet carries only when set
 OPTIONAL = {("claude_code", "json"): {"env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"},
             ("anthropic_context_editing", "json"): {"context_management.edits.0.clear_at_least.type",

@@ -25,18 +25,23 @@ never more than the window leaves (`Selection.summary_cap`).
 
 Cuts fall between tool groups (`tool_groups`), so no call is parted from its result. Counts are
 those of one counter, message overhead and tool definitions (`Budget.fixed`) included.
+
+With a `rescue.Rescue` (the `learned` policy), the outputs a learned model ranks highest are kept
+out of step 2's fold, within a share of the target (`rescue.rescue_before`); without one (every
+other policy) nothing changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import NamedTuple
 
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import trail
-from ctxlab.strategies.mechanics.context import Selection, call_names, tool_groups
+from ctxlab.strategies.mechanics.context import Selection, Span, call_names, tool_groups
 from ctxlab.strategies.mechanics.fit import newest_groups, recount
 from ctxlab.strategies.mechanics.refs import last_named, named_later
+from ctxlab.strategies.mechanics.rescue import Rescue, Rescued, clearing_order, rescue_before
 from ctxlab.strategies.trigger import event_sizes
 from ctxlab.tokens import TokenCounter
 
@@ -76,15 +81,17 @@ class Budget(NamedTuple):
 
 
 def fit_budget(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, budget: Budget, head: int,
-               start: int, pinned: Collection[int]) -> Selection | None:
+               start: int, pinned: Collection[int], rescue: Rescue | None = None) -> Selection | None:
     """Keep ``messages[:head]`` and as much after it as the target holds (see the module docstring);
-    `pinned` messages before the cut are paid for too. None when the context already fits."""
-    target = budget.target - budget.fixed
+    `pinned` messages before the cut are paid for too, and `rescue` keeps the outputs its model ranks
+    highest out of the fold. None when the context already fits."""
+    target, original = budget.target - budget.fixed, counts
     names = call_names(messages)
     sizes = event_sizes(messages)
     over_events = bool(budget.events) and sum(sizes) > budget.events
     recent = newest_groups(messages, counts, start, int(RECENT_SHARE * target))
-    cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, budget.keep_outputs, recent)
+    cleared = clear_oldest(messages, counts, counter, names, sum(counts) - target, start, budget.keep_outputs, recent,
+                           (lambda found: clearing_order(messages, counts, found, rescue)) if rescue else None)
     counts = recount(counts, cleared, counter)
     if sum(counts) <= target and not over_events:
         return Selection(tuple(range(len(messages))), replaced=cleared) if cleared else None
@@ -92,17 +99,22 @@ def fit_budget(messages: Sequence[Message], counts: Sequence[int], counter: Toke
     cut, room = _fold_cut(messages, counts, budget, head, start, target, held)
     if over_events:
         cut = max(cut, newest_groups(messages, sizes, start, int(budget.events * EVENTS_KEPT)))
+    saved = (rescue_before(messages, original, counter, names, Span(start, cut), target, budget.events, rescue)
+             if rescue else Rescued(frozenset(), {}, 0))
+    if saved.events and budget.events:  # rescued events come out of the newest the rule keeps
+        cut = max(cut, newest_groups(messages, sizes, start, max(0, int(budget.events * EVENTS_KEPT) - saved.events)))
+    room -= saved.tokens
     shrunk = shrink_largest(messages, counts, counter, names, range(cut, len(messages)), sum(counts[cut:]) - room,
                             cleared)
     counts = recount(counts, shrunk, counter)
-    kept = sum(counts[:head]) + sum(counts[cut:]) + sum(counts[i] for i in held if i < cut)
+    kept = sum(counts[:head]) + sum(counts[cut:]) + sum(counts[i] for i in held if i < cut) + saved.tokens
     # The summary may take more than its share of the target (its details are the densest record
     # of the folded turns) but never more than the window leaves.
     wrapper = counter.count_message(Message("user", budget.wrapper.format(summary=""))) + _JOINS
     cap = max(1, min(budget.summary_max, budget.window - budget.fixed - wrapper - kept))
-    replaced = {i: m for i, m in {**cleared, **shrunk}.items() if i >= cut or i < head}
-    return Selection((*range(head), *range(cut, len(messages))), fold=tuple(range(start, cut)), replaced=replaced,
-                     summary_cap=cap)
+    replaced = {i: m for i, m in {**cleared, **shrunk}.items() if i >= cut or i < head} | saved.replaced
+    return Selection((*range(head), *sorted(saved.keep), *range(cut, len(messages))),
+                     fold=tuple(i for i in range(start, cut) if i not in saved.keep), replaced=replaced, summary_cap=cap)
 
 
 def _fold_cut(messages: Sequence[Message], counts: Sequence[int], budget: Budget, head: int, start: int, target: int,
@@ -119,14 +131,17 @@ def _fold_cut(messages: Sequence[Message], counts: Sequence[int], budget: Budget
 
 
 def clear_oldest(messages: Sequence[Message], counts: Sequence[int], counter: TokenCounter, names: dict[str, str],
-                 excess: int, start: int, keep_newest: int, stop: int | None = None) -> dict[int, Message]:
+                 excess: int, start: int, keep_newest: int, stop: int | None = None,
+                 order: Callable[[list[int]], list[int]] | None = None) -> dict[int, Message]:
     """The oldest tool outputs after `start` (and before `stop`) cleared to the lines later messages
     name (`trail.lines`) until `excess` tokens are saved (fewer when the outputs run out), never one
-    of the newest `keep_newest` nor one already cleared or cut."""
+    of the newest `keep_newest` nor one already cleared or cut; `order` reorders them (a learned
+    ranking, least needed first)."""
     out: dict[int, Message] = {}
     last = last_named(messages)
-    for i in _clearable(messages, start, keep_newest):
-        if excess <= 0 or (stop is not None and i >= stop):
+    candidates = [i for i in _clearable(messages, start, keep_newest) if stop is None or i < stop]
+    for i in order(candidates) if order is not None else candidates:
+        if excess <= 0:
             break
         message = messages[i]
         cleared = trail.lines(message, named_later(messages, i, last), names.get(message.tool_call_id or "", "tool"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ctxlab.strategies.mechanics.mask import Clearable
+from ctxlab.strategies.mechanics.rescue import Rescue
 from ctxlab.strategies.trigger import Trigger
 
 
@@ -92,7 +93,8 @@ class Writing(NamedTuple):
 class Parts(NamedTuple):
     """Every mechanic's arguments of one policy: ``scope`` is what the trigger counts (``all`` or
     ``history``: Aider's completed exchanges only), ``refuse_growth`` keeps the input when a
-    compaction would make it larger (Gemini CLI)."""
+    compaction would make it larger (Gemini CLI), ``rescue`` what a learned model keeps out of the
+    ``budget`` tail's fold (the `learned` policy; None for every other)."""
 
     trigger: Trigger
     head: Head
@@ -104,6 +106,7 @@ class Parts(NamedTuple):
     prune: Prune = Prune()
     scope: str = "all"
     refuse_growth: bool = False
+    rescue: Rescue | None = None
 
 
 __all__ = ["Head", "Middle", "Parts", "Prune", "Tail", "Writing"]

@@ -63,7 +63,7 @@ def budget(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
     aim = Budget(window, int(window * tail.target_share), window if ceiling is None else min(ceiling, window),
                  counter.overhead(job.request.tools), parts.summary.max_tokens,
                  VOICES[parts.summary.voice].wrapper, parts.middle.mask_keep, parts.trigger.events)
-    return fit_budget(job.messages, job.counts(tail.counter), counter, aim, head, start, job.pinned)
+    return fit_budget(job.messages, job.counts(tail.counter), counter, aim, head, start, job.pinned, parts.rescue)
 
 
 def char_share(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
