@@ -75,18 +75,12 @@ def results(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None 
                        "ORDER BY dataset, seq, unit, reference", args).df()
 
 
-# What `ctxlab.analysis.recommend.frontier` reads of a unit (a user's history has millions of them).
-FRONT_INPUT = ("dataset", "seq", "unit", "label", "counter", "window", "mode", "reference", "status",
-               "reference_tokens_before", "reference_tokens_after", "fits_reference", "orphan_calls",
-               "orphan_results", "facts_total", "facts_kept", "needed_total", "needed_kept", "needed_kept_in_context",
-               "needed_old_total", "needed_old_kept", "needed_regex_total", "needed_regex_kept", "refetch_tokens",
-               "instructions_total", "instructions_kept")
-
-
 def front_input(con: duckdb.DuckDBPyConnection, run_id: str, reference: str) -> pd.DataFrame:
     """The per-turn units of a run under one `reference`, only the columns the front reads
-    (`FRONT_INPUT`), strings as categories: a 100,000-call history through 31 policies is 3.1
-    million units, which all of `results` would hold in several GB."""
+    (`ctxlab.analysis.recommend.FRONT_INPUT`), strings as categories: a 100,000-call history through
+    31 policies is 3.1 million units, which all of `results` would hold in several GB."""
+    from ctxlab.analysis.recommend import FRONT_INPUT
+
     where, args = _where(run_id, None, "per-turn")
     cols = ", ".join(f'"{c}"' for c in FRONT_INPUT)
     query = f"SELECT {cols} FROM results WHERE {where} AND reference = ? ORDER BY dataset, seq, unit"

@@ -45,6 +45,9 @@ RECALLS = {"in_context_recall": ("framed_kept", "needed_total"), "old_recall": (
 # Recalls that also get a 95% interval over sessions (``<name>_low``, ``<name>_high``).
 BOUNDED = ("in_context_recall", "non_regex_recall")
 LIMIT_COLUMNS = ["limit_recall", "newest_share", "headroom_closed"]
+# What `frontier` reads of a unit (`ctxlab.analysis.frames.front_input`; a history has millions of them).
+FRONT_INPUT = (*CONVERSATION, "unit", *VARIANT, "mode", "reference", "status", "reference_tokens_before",
+               "reference_tokens_after", "fits_reference", "orphan_calls", "orphan_results", *SUMS)
 # What every face says beside the limit's figures (one wording, `ctxlab.metrics.limit`).
 LIMIT_NOTE = ("Hindsight limit: the most of the next call's needed strings any text of the policy's tokens per "
               "call could hold, knowing what that call uses (it uses the future: a bound, never a policy; "
@@ -199,4 +202,4 @@ def cost_column(front: pd.DataFrame) -> str:
     return "effective_usd" if "effective_usd" in front and front["effective_usd"].notna().any() else "effective_tokens"
 
 
-__all__ = ["FRONT_COLUMNS", "LIMIT_COLUMNS", "LIMIT_NOTE", "limit_reading", "Recommendation", "cost_column", "frontier", "recommend", "session_rows"]
+__all__ = ["FRONT_COLUMNS", "FRONT_INPUT", "LIMIT_COLUMNS", "LIMIT_NOTE", "limit_reading", "Recommendation", "cost_column", "frontier", "recommend", "session_rows"]

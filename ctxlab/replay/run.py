@@ -29,9 +29,7 @@ from ctxlab.replay.progress import NullProgress, Progress
 from ctxlab.replay.worker import ChunkResult, prepare
 from ctxlab.tokens import get_counter
 
-# A batch's insert is the main process's peak memory (DuckDB converts it whole): 50,000 rows keep it
-# near 300 MB on a user's history, where 200,000 took it past 1 GB.
-FLUSH_ROWS = 50_000
+FLUSH_ROWS = 200_000
 # A killed run loses at most this much work; env CTXLAB_FLUSH_SECONDS overrides it (tests).
 FLUSH_SECONDS = float(os.environ.get("CTXLAB_FLUSH_SECONDS") or 5.0)
 _VERSIONED = ("ctxlab", "duckdb", "pyarrow", "pandas", "tiktoken", "tokenizers", "ray", "litellm")
