@@ -23,6 +23,7 @@ from ctxlab.errors import CtxlabError
 from ctxlab.messages import Conversation
 
 if TYPE_CHECKING:
+    from ctxlab.analysis.recommend import Policies
     from ctxlab.tune.live import LiveTuner
 
 TTL = "10m"
@@ -172,11 +173,12 @@ def unit_costs(db: Db, run_id: str, dataset: str, price_model: str) -> pd.DataFr
 
 
 @st.cache_data(ttl=TTL, show_spinner="Building the policy front...")
-def policy_front(db: Db, run_id: str, dataset: str | None, reference: str, window: int,
-                 price_model: str | None = None) -> pd.DataFrame:
-    """`ctxlab.analysis.recommend.frontier` of a run's per-turn units at one window (with the mean
-    session cost under `price_model` when given, and refetch priced at its uncached input price)."""
-    from ctxlab.analysis.recommend import frontier
+def policies(db: Db, run_id: str, dataset: str | None, reference: str, window: int,
+             price_model: str | None = None) -> Policies:
+    """`ctxlab.analysis.recommend.policies` of a run's per-turn units at one window: the front, its
+    session rows and the verdict every face gives (dollars under `price_model` when given, refetch
+    priced at its uncached input price)."""
+    from ctxlab.analysis.recommend import policies as decide
     from ctxlab.cost import input_price
 
     df = results(db, run_id, dataset)
@@ -185,7 +187,7 @@ def policy_front(db: Db, run_id: str, dataset: str | None, reference: str, windo
         costs = session_costs(db, run_id, dataset)
         costs = costs[(costs["price_model"] == price_model) & (costs["window"] == window)]
         price = input_price(price_model)
-    return frontier(df[df["window"] == window], reference, costs, price)
+    return decide(df[df["window"] == window], reference, costs, price, dataset=dataset or "")
 
 
 # ---- the live tuner (`ctxlab.tune.live`): sessions kept in this process, settings evaluated here ----

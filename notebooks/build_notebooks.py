@@ -72,26 +72,32 @@ STRATEGY_COMPARISON = [
        "recall** is the share of the specific strings (paths, identifiers, numbers, flags) that action used and only "
        "earlier history held, still sent, pooled over the calls, with a 95% interval over sessions; **in context** "
        "counts a string only with the line it stood on. The cost axis adds to the tokens sent the **refetch** tokens "
-       "(the smallest earlier message holding each lost string). Overlapping intervals are a tie, and the "
-       "recommendation is the cheapest of the tied. Regex fact recall (ctxlab's own extractors) is a secondary "
-       "column. Beside each policy, the **hindsight limit** at its own tokens and the share of the **headroom** it "
-       "closes (printed below: a bound that uses the future, never a policy). Definitions and caveats: "
-       "docs/quality.md; the `learned` policy and `ctxlab learn`: docs/learned.md."),
-    code('''from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, recommend
+       "(the smallest earlier message holding each lost string). Two policies tie when zero is inside the paired "
+       "95% interval over sessions of their difference (ctxlab's one rule, the same in `ctxlab recommend`, `ctxlab "
+       "tune`, the demo, the report and the dashboard); the policy to run is the cheapest of those tied with the best. "
+       "Regex fact recall (ctxlab's own extractors) is a secondary column. Beside each policy, the **hindsight "
+       "limit** at its own tokens and the share of the **headroom** it closes (printed below: a bound that uses the "
+       "future, never a policy). Definitions and caveats: docs/quality.md; the `learned` policy and `ctxlab learn`: "
+       "docs/learned.md."),
+    code('''from ctxlab.analysis.limits import LIMIT_NOTE
+from ctxlab.analysis.verdicts import stored
+from ctxlab.analysis.wording import heading, lines
 
-turns = results[results["mode"] == "per-turn"]
-if turns.empty:
+with store.reading(frames.locate_db(db)) as con:  # dollars under the run's first price model, as the report
+    policies = stored(con, run_id, dataset=dataset)
+if policies is None:
     print("No per-turn units in this run: `ctxlab recommend SOURCE --window N` replays sessions call by call.")
 columns = ["label", "counter", "needed_recall", "needed_low", "needed_high", "limit_recall", "headroom_closed",
            "in_context_recall", "non_regex_recall", "instruction_survival", "tokens_sent", "effective_tokens",
-           "fact_recall", "overflow_rate", "orphan_rate"]
+           "fact_recall", "rejected_rate"]
 print(LIMIT_NOTE)
-for window in sorted(turns["window"].unique()):
-    front = frontier(turns[turns["window"] == window], "o200k_base")
-    choice = recommend(front)
-    print(f"window {window:,}: " + (f"recommended {choice.label}. {choice.evidence}" if choice else "no recommendation"))
-    display(P.policy_front(front, chosen=choice.label if choice else None))
-    display(front[columns].sort_values("needed_recall", ascending=False).round(3))'''),
+for found in policies.windows if policies else []:
+    v = found.verdict
+    print("\\n".join([heading(v), *(f"  {line.key}: {line.text}" for line in lines(v))]) if v else "no verdict")
+    if v is None or v.needs_compression:
+        x = "effective_usd" if policies.model else "effective_tokens"
+        display(P.policy_front(found.front, x=x, chosen=v.run.label if v else None))
+    display(found.front[columns].sort_values("needed_recall", ascending=False).round(3))'''),
     md("## Retained-token ratio vs window\n\nThe share of the full history's tokens a result keeps. A good "
        "strategy uses its window: a curve far below its neighbours throws away context it was allowed to keep. "
        "Dashed lines are strategies counting with a character estimator (their seed's counter); solid ones count "

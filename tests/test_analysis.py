@@ -232,6 +232,22 @@ def test_every_figure_builds_without_pyplot_and_from_empty_frames():
     assert plt.get_fignums() == before
 
 
+def test_a_legend_of_long_labels_stays_inside_its_figure():
+    """Four columns of labels as long as the demo's ran past both edges of the PNG and were cut off."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    labels = [f"langchain_summarization_{i}" for i in range(30)]
+    df = frame([unit(label=label, counter="langchain_approx", seq=s, window=b, retained_ratio=0.5)
+                for label in labels for s in range(2) for b in (1000, 2000)])
+    fig = P.retained_ratio_curves(A.retained_ci(df))
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    (legend,) = fig.legends
+    box, page = legend.get_window_extent(renderer), fig.bbox
+    assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0, (box, page)
+    assert len(legend.get_texts()) == len(labels)
+
+
 def test_cjk_labels_render_without_missing_glyphs():
     if len(P.font_families()) < 2:
         pytest.skip("no CJK font installed (make browser-deps installs fonts-noto-cjk)")

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ctxlab.analysis import ties
+
 VARIANT = ["label", "counter", "window"]
-TIE = 0.005  # variants within 0.5% of the cheapest cost the same (often: nothing needed compacting)
 TOKENS = ["input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens"]
 
 
@@ -26,23 +27,30 @@ def variant_costs(sessions: pd.DataFrame) -> pd.DataFrame:
 
 
 def cheapest(sessions: pd.DataFrame, *, exclude: tuple[str, ...] = ("noop",)) -> pd.DataFrame:
-    """Per dataset, price model and window: the variant with the lowest mean session cost,
-    its cost, how many other variants cost the same (within `TIE`), the uncompressed baseline's cost
-    (when the run has it) and the saving against it."""
+    """Per dataset, price model and window: the variant with the lowest mean session cost, its
+    cost, how many other variants tie with it on cost by the one rule (zero inside the paired 95%
+    interval over sessions of the difference, `ctxlab.analysis.ties`), the uncompressed baseline's
+    cost (when the run has it) and the saving against it."""
     rows = []
     for (dataset, model, _), group in sessions.groupby(["dataset", "price_model", "window"], observed=True, sort=True):
-        costs = group.groupby(VARIANT, observed=True)["cost_usd"].mean().reset_index()
-        contenders = costs[~costs["label"].isin(exclude)]
-        if contenders.empty:
+        wide = group.pivot_table(index="seq", columns=VARIANT, values="cost_usd", aggfunc="sum", observed=True)
+        contenders = [c for c in wide.columns if c[0] not in exclude]
+        if not contenders:
             continue
-        best = contenders.sort_values("cost_usd").iloc[0]
-        tied = int((contenders["cost_usd"] <= best["cost_usd"] * (1 + TIE)).sum()) - 1
-        base = costs[costs["label"].isin(exclude)]["cost_usd"]
-        baseline = float(base.iloc[0]) if len(base) else float("nan")
-        rows.append([dataset, model, best["label"], best["counter"], int(best["window"]), best["cost_usd"], tied,
-                     baseline, 1 - best["cost_usd"] / baseline if baseline else float("nan")])
+        best = min(contenders, key=lambda c: (wide[c].mean(), c))
+        tied = sum(c != best and ties.tied(_spend(wide[c]), _spend(wide[best])) for c in contenders)
+        base = [wide[c].mean() for c in wide.columns if c[0] in exclude]
+        baseline = float(base[0]) if base else float("nan")
+        cost = float(wide[best].mean())
+        rows.append([dataset, model, best[0], best[1], int(best[2]), cost, tied, baseline,
+                     1 - cost / baseline if baseline else float("nan")])
     return pd.DataFrame(rows, columns=["dataset", "price_model", "label", "counter", "window", "cost_usd", "tied",
                                        "baseline_cost_usd", "saving"])
+
+
+def _spend(costs: pd.Series) -> ties.Ratio:
+    """A variant's session costs as a ratio (a session it lacks: weight 0)."""
+    return ties.Ratio.of(costs.fillna(0.0), costs.notna())
 
 
 def cumulative(units: pd.DataFrame) -> pd.DataFrame:

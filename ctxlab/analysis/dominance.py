@@ -4,15 +4,19 @@ A candidate measured at several settings of its knob is a curve of recall (by de
 needed-context recall, `ctxlab.analysis.recommend.frontier`) against mean tokens sent per session,
 its settings ordered by tokens sent. Each anchor preset is one point. The candidate's recall at an
 anchor's tokens is read off the curve, linearly between the two settings around it (its interval
-too, bound by bound), and compared with the anchor's:
+too, bound by bound, for display), and compared with the anchor's by ctxlab's one rule for a tie
+(`ctxlab.analysis.ties`, docs/quality.md):
 
-- pooled: ``wins`` / ``loses`` when the two 95% intervals over sessions do not overlap, else
-  ``ties`` (without intervals: within `SESSION_TIE`);
-- per session: the same read-off on each session's own curve (the settings' tokens sent and recall
-  in that session) at the anchor's tokens in that session: won when above the anchor's recall by
-  more than `SESSION_TIE`, lost when below by more, tied within; ``out`` when the anchor sends
-  fewer tokens than every setting or more than all of them in that session (sessions that needed
-  nothing are left out); counted in ``sessions_won`` / ``sessions_tied`` / ``sessions_lost`` / ``sessions_out``;
+- pooled: the read-off minus the anchor's recall, ``(1 - t) x setting_1 + t x setting_2 - anchor``,
+  with its paired 95% interval over sessions (every term resampled on the same sessions):
+  ``wins`` when the whole interval is above zero, ``loses`` when below, else ``ties``;
+- per session: the same read-off on the session's own curve (the settings' tokens sent and recall
+  in that session) at the anchor's tokens in that session, and the same rule one level down: the
+  paired interval resamples the session's calls (the units its recall pools; every policy is
+  graded on the same calls). Won, lost or tied by the same sign test; ``out`` when the anchor
+  sends fewer tokens than every setting or more than all of them in that session; sessions that
+  needed nothing are left out. Calls of one session are correlated, so these intervals are
+  narrower than the data may warrant: the tally is a finer reading, the pooled verdict the decision;
 - ``out of range``: the anchor sends fewer tokens than the candidate's cheapest setting or more
   than its dearest (no extrapolation). ``dominated`` then still says whether some setting sends no
   more and keeps at least as much.
@@ -28,7 +32,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ctxlab.analysis.sessions import RECALLS
 from ctxlab.analysis.tables import CONVERSATION
+from ctxlab.analysis.ties import Difference, Ratio, paired
 from ctxlab.replay.config import DEFAULT_COUNTER, SEED, ReplayConfig
 
 ANCHORS = ("pi", "codex", "langchain_trim", "langchain_summarization", "langchain_clear_tool_uses", "openhands",
@@ -41,25 +47,23 @@ SETTINGS = ("recommended:trigger_share=0.4,target_share=0.2,trigger_events=20", 
             "recommended:trigger_events=30", "recommended:trigger_events=40", "recommended:trigger_events=60",
             "recommended:trigger_events=80", "recommended:trigger_events=120", "recommended:trigger_events=0")
 WINDOWS = (8000, 32000, 128000)
-SESSION_TIE = 0.005
 WINS, TIES, LOSES, OUT = "wins", "ties", "loses", "out of range"
-# A front's recall column -> the (kept, total) session sums it pools (`ctxlab.analysis.recommend.session_rows`).
-SESSION_RECALLS = {"needed_recall": ("needed_kept", "needed_total"), "in_context_recall": ("framed_kept", "needed_total"),
-                   "non_regex_recall": ("non_regex_kept", "non_regex_total"), "fact_recall": ("facts_kept", "facts_total")}
 COLUMNS = ["window", "anchor", "anchor_tokens", "anchor_recall", "anchor_low", "anchor_high", "anchor_overflow_rate",
-           "anchor_orphan_rate", "candidate_recall", "candidate_low", "candidate_high", "verdict", "dominated",
-           "sessions_won", "sessions_tied", "sessions_lost", "sessions_out"]
+           "anchor_orphan_rate", "candidate_recall", "candidate_low", "candidate_high", "difference", "difference_low",
+           "difference_high", "verdict", "dominated", "sessions_won", "sessions_tied", "sessions_lost", "sessions_out"]
+Terms = tuple[tuple[float, str], ...]  # (weight, setting label) of a read-off
 
 
 def curve(rows: pd.DataFrame, y: str = "needed_recall") -> pd.DataFrame:
     """The candidate's points: ``tokens_sent`` ascending (unique), with ``recall`` (the best of
-    the settings at equal tokens) and its ``low`` / ``high`` bounds when `rows` have them."""
+    the settings at equal tokens), its ``low`` / ``high`` bounds when `rows` have them, and the
+    ``label`` of the setting."""
     bounds = _bounds(y)
     points = rows.dropna(subset=["tokens_sent", y]).assign(
         recall=lambda d: d[y], low=lambda d: d[bounds[0]] if bounds[0] in d else np.nan,
         high=lambda d: d[bounds[1]] if bounds[1] in d else np.nan)
     best = points.sort_values("recall", ascending=False).drop_duplicates("tokens_sent")
-    return best[["tokens_sent", "recall", "low", "high"]].sort_values("tokens_sent", ignore_index=True)
+    return best[["tokens_sent", "recall", "low", "high", "label"]].sort_values("tokens_sent", ignore_index=True)
 
 
 def _bounds(y: str) -> tuple[str, str]:
@@ -67,74 +71,106 @@ def _bounds(y: str) -> tuple[str, str]:
     return ("needed_low", "needed_high") if y == "needed_recall" else (f"{y}_low", f"{y}_high")
 
 
-def recall_at(front: pd.DataFrame, tokens: float, column: str = "recall") -> float | None:
-    """The curve's `column` at `tokens`, linear between its points; None outside its range."""
-    if front.empty or not front["tokens_sent"].min() <= tokens <= front["tokens_sent"].max():
+def bracket(points: pd.DataFrame, tokens: float) -> Terms | None:
+    """The settings of a `curve` around `tokens` with their weights in the linear read-off (one
+    setting at its own tokens); None outside the curve's range."""
+    xs = points["tokens_sent"].to_numpy(float)
+    if not len(xs) or not xs[0] <= tokens <= xs[-1]:
         return None
-    value = float(np.interp(tokens, front["tokens_sent"], front[column]))
+    i = int(np.searchsorted(xs, tokens))
+    labels = points["label"].astype(str).tolist()
+    if xs[i] == tokens:
+        return ((1.0, labels[i]),)
+    t = (tokens - xs[i - 1]) / (xs[i] - xs[i - 1])
+    return ((1.0 - t, labels[i - 1]), (t, labels[i]))
+
+
+def recall_at(points: pd.DataFrame, tokens: float, column: str = "recall") -> float | None:
+    """The curve's `column` at `tokens`, linear between its points; None outside its range."""
+    terms = bracket(points, tokens)
+    if terms is None:
+        return None
+    by = points.assign(label=points["label"].astype(str)).set_index("label")[column]
+    value = float(sum(weight * by[label] for weight, label in terms))
     return None if np.isnan(value) else value
 
 
-def verdict(anchor: tuple[float, float, float], candidate: tuple[float | None, float | None, float | None],
-            tie: float = SESSION_TIE) -> str:
-    """``wins`` / ``loses`` when the (recall, low, high) intervals do not overlap, else ``ties``;
-    without intervals, within `tie` is a tie; ``out of range`` when the candidate has no recall."""
-    recall, low, high = candidate
-    if recall is None:
+def judge(difference: Difference | None) -> str:
+    """The verdict of a read-off minus the anchor: the one rule's sign, or out of range (also when
+    nothing could be compared: no session or call both were graded on)."""
+    if difference is None or np.isnan(difference.mean):
         return OUT
-    a_recall, a_low, a_high = anchor
-    if low is None or high is None or np.isnan(a_low) or np.isnan(a_high):
-        return TIES if abs(recall - a_recall) <= tie else WINS if recall > a_recall else LOSES
-    return WINS if low > a_high else LOSES if high < a_low else TIES
+    return TIES if difference.tie else WINS if difference.low > 0 else LOSES
 
 
-def compare(candidate: pd.DataFrame, anchors: pd.DataFrame, sessions: pd.DataFrame | None = None,
+def compare(candidate: pd.DataFrame, anchors: pd.DataFrame, units: pd.DataFrame,
             y: str = "needed_recall") -> pd.DataFrame:
     """One row per anchor (`COLUMNS`): the anchor's point, the candidate's recall at its tokens,
-    the verdict and, with `sessions` (`session_rows` of both, ONE window), the per-session tally."""
-    front = curve(candidate, y)
+    the difference with its paired interval, the verdict and the per-session tally.
+
+    Args:
+        candidate: `frontier` rows of the candidate's settings (ONE window).
+        anchors: `frontier` rows of the anchors (the same window).
+        units: `ctxlab.analysis.sessions.unit_rows` of both (the same window).
+        y: the recall compared (a `RECALLS` name).
+    """
+    kept, total = RECALLS[y]
+    points = curve(candidate, y)
+    sums = units.groupby(["label", *CONVERSATION], observed=True)[[kept, total, "sent"]].sum()
+    pooled = {col: sums[col].unstack("label") for col in (kept, total)}
+    calls = {key: frame.set_index(["turn", "label"])[[kept, total]].unstack("label")
+             for key, frame in units.groupby(list(CONVERSATION), observed=True)}
     rows = []
     for _, a in anchors.iterrows():
-        at = (recall_at(front, a["tokens_sent"]), recall_at(front, a["tokens_sent"], "low"),
-              recall_at(front, a["tokens_sent"], "high"))
+        terms = bracket(points, a["tokens_sent"])
+        diff = None if terms is None else _paired(pooled[kept], pooled[total], terms, str(a["label"]))
+        at = [recall_at(points, a["tokens_sent"], c) for c in ("recall", "low", "high")]
         low, high = _bounds(y)
-        point = (a[y], a.get(low, np.nan), a.get(high, np.nan))
-        cheaper = front[front["tokens_sent"] <= a["tokens_sent"]]
-        tally = per_session(candidate["label"], a["label"], sessions, y) if sessions is not None else {}
-        rows.append([a["window"], a["label"], a["tokens_sent"], *point, a.get("overflow_rate", np.nan),
-                     a.get("orphan_rate", np.nan), *at, verdict(point, at),
-                     bool((cheaper["recall"] >= a[y] - SESSION_TIE).any()),
-                     *(tally.get(k, 0) for k in (WINS, TIES, LOSES, OUT))])
+        cheaper = points[points["tokens_sent"] <= a["tokens_sent"]]
+        tally = per_session(candidate["label"], str(a["label"]), sums, calls, kept, total)
+        rows.append([a["window"], a["label"], a["tokens_sent"], a[y], a.get(low, np.nan), a.get(high, np.nan),
+                     a.get("overflow_rate", np.nan), a.get("orphan_rate", np.nan), *at,
+                     *(diff if diff is not None else (np.nan,) * 3), judge(diff),
+                     bool((cheaper["recall"] >= a[y]).any()), *(tally[k] for k in (WINS, TIES, LOSES, OUT))])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def per_session(candidate: Sequence[str], anchor: str, sessions: pd.DataFrame, y: str = "needed_recall") -> dict:
+def _paired(kept: pd.DataFrame, total: pd.DataFrame, terms: Terms, anchor: str) -> Difference:
+    """The read-off `terms` minus `anchor`, paired over the rows (sessions or calls) all of them have."""
+    labels = [label for _, label in terms] + [anchor]
+    both = pd.concat([kept[labels], total[labels]], axis=1, keys=["k", "t"]).dropna()
+    weights = [w for w, _ in terms] + [-1.0]
+    return paired([(w, Ratio.of(both[("k", label)], both[("t", label)])) for w, label in zip(weights, labels,
+                                                                                            strict=True)])
+
+
+def per_session(candidate: Sequence[str], anchor: str, sums: pd.DataFrame, calls: dict, kept: str,
+                total: str) -> dict[str, int]:
     """Sessions the candidate's settings win, tie, lose or cannot judge (out of range) against
-    `anchor`; sessions where nothing was needed are left out."""
-    kept, total = SESSION_RECALLS[y]
-    frame = sessions.assign(non_regex_kept=sessions["needed_kept"] - sessions["regex_kept"],
-                            non_regex_total=sessions["needed_total"] - sessions["regex_total"])
-    frame = frame[frame[total] > 0].assign(recall=lambda d: d[kept] / d[total])
-    mine = frame[frame["label"].isin(list(candidate))]
-    curves = {key: curve(group, "recall") for key, group in mine.groupby(list(CONVERSATION), observed=True)}
+    `anchor` (see the module docstring); sessions where nothing was needed are left out.
+    `sums`: per label and session the kept, total and sent sums; `calls`: per session, the calls'
+    kept and total by label."""
     tally = dict.fromkeys((WINS, TIES, LOSES, OUT), 0)
-    for key, a in frame[frame["label"] == anchor].groupby(list(CONVERSATION), observed=True):
-        own = curves.get(key)
-        at = recall_at(own, float(a["tokens_sent"].iloc[0])) if own is not None else None
-        tally[verdict((float(a["recall"].iloc[0]), np.nan, np.nan), (at, None, None))] += 1
+    for key, group in sums.groupby(level=list(CONVERSATION), observed=True):
+        own = group.droplevel(list(CONVERSATION))
+        if anchor not in own.index or not own.at[anchor, total]:
+            continue
+        mine = own[own.index.isin(list(candidate)) & (own[total] > 0)].reset_index()
+        points = curve(mine.assign(recall=mine[kept] / mine[total], tokens_sent=mine["sent"]), "recall")
+        terms = bracket(points, float(own.at[anchor, "sent"]))
+        tally[judge(None if terms is None else _paired(calls[key][kept], calls[key][total], terms, anchor))] += 1
     return tally
 
 
-def dominance(front: pd.DataFrame, candidate: str = "recommended", anchors: Sequence[str] = ANCHORS,
-              sessions: pd.DataFrame | None = None, y: str = "needed_recall") -> pd.DataFrame:
+def dominance(front: pd.DataFrame, units: pd.DataFrame, candidate: str = "recommended",
+              anchors: Sequence[str] = ANCHORS, y: str = "needed_recall") -> pd.DataFrame:
     """`compare` per window of a `frontier`: the candidate's rows are those labelled `candidate`
-    or ``candidate:...``, the anchors' those labelled exactly as in `anchors`; `sessions` are the
-    `session_rows` of the same run (all windows)."""
+    or ``candidate:...``, the anchors' those labelled exactly as in `anchors`; `units` are the
+    `ctxlab.analysis.sessions.unit_rows` of the same run (all windows)."""
     label = front["label"].astype(str)
     mine = front[(label == candidate) | label.str.startswith(f"{candidate}:")]
     theirs = front[label.isin(anchors)]
-    parts = [compare(mine[mine["window"] == b], theirs[theirs["window"] == b],
-                     sessions[sessions["window"] == b] if sessions is not None else None, y)
+    parts = [compare(mine[mine["window"] == b], theirs[theirs["window"] == b], units[units["window"] == b], y)
              for b in sorted(theirs["window"].unique())]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
 
@@ -149,5 +185,5 @@ def replay_config(sources: Sequence[str], windows: Sequence[int] = WINDOWS, *, s
                         references=(reference,), modes=("per-turn",), estimators=(), **options)  # type: ignore[arg-type]
 
 
-__all__ = ["ANCHORS", "COLUMNS", "SESSION_RECALLS", "SESSION_TIE", "SETTINGS", "WINDOWS", "compare", "curve",
-           "dominance", "per_session", "recall_at", "replay_config", "verdict"]
+__all__ = ["ANCHORS", "COLUMNS", "LOSES", "OUT", "SETTINGS", "TIES", "WINDOWS", "WINS", "bracket", "compare", "curve",
+           "dominance", "judge", "per_session", "recall_at", "replay_config"]

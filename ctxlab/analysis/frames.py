@@ -75,18 +75,6 @@ def results(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None 
                        "ORDER BY dataset, seq, unit, reference", args).df()
 
 
-def front_input(con: duckdb.DuckDBPyConnection, run_id: str, reference: str) -> pd.DataFrame:
-    """The per-turn units of a run under one `reference`, only the columns the front reads
-    (`ctxlab.analysis.recommend.FRONT_INPUT`), strings as categories: a 100,000-call history through
-    31 policies is 3.1 million units, which all of `results` would hold in several GB."""
-    from ctxlab.analysis.recommend import FRONT_INPUT
-
-    where, args = _where(run_id, None, "per-turn")
-    cols = ", ".join(f'"{c}"' for c in FRONT_INPUT)
-    query = f"SELECT {cols} FROM results WHERE {where} AND reference = ? ORDER BY dataset, seq, unit"
-    return con.sql(query, params=[*args, reference]).to_arrow_table().to_pandas(strings_to_categorical=True)
-
-
 def estimator_rows(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None = None) -> pd.DataFrame:
     """Per-message estimator errors of a run (`estimator_errors`)."""
     where, args = _where(run_id, dataset)

@@ -23,10 +23,12 @@ import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 EXACT_COUNTERS = ("o200k_base", "cl100k_base", "claude_legacy")
+LEGEND_ROW = 0.22  # inches a row of the legend below the panels takes
 _CJK_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Sans CJK TC", "Noto Sans CJK KR",
               "Noto Serif CJK JP", "WenQuanYi Zen Hei", "Droid Sans Fallback", "AR PL UMing CN")
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -134,9 +136,20 @@ def _legend(fig: Figure, axes: Sequence[Axes], title: str = "strategy [counter]"
     """One legend for the figure, below the panels (a side legend as tall as the axes collides
     with the title in a constrained layout)."""
     handles, labels = axes[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(4, len(handles)), title=title,
-                   title_fontsize=8)
+    if not handles:
+        return
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    for ncols in range(min(4, len(handles)), 0, -1):
+        # Long labels ("langchain_summarization [langchain_approx]") in four columns run past both
+        # edges of the figure and are cut off: fewer columns, each row measured as drawn.
+        legend = fig.legend(handles, labels, loc="outside lower center", ncols=ncols, title=title,
+                            title_fontsize=8)
+        if ncols == 1 or legend.get_window_extent(renderer).width <= fig.bbox.width:
+            break
+        legend.remove()
+    # The callers made room for `_legend_rows` (four columns); the figure grows by the rows added.
+    added = -(-len(handles) // ncols) - -(-len(handles) // 4)
+    fig.set_figheight(fig.get_figheight() + LEGEND_ROW * added)
 
 
 def _facets(n: int, *, panel_width: float = 4.6, panel_height: float = 3.2, legend_rows: int = 0,
@@ -148,7 +161,7 @@ def _facets(n: int, *, panel_width: float = 4.6, panel_height: float = 3.2, lege
     if n == 1:  # one panel gets the width two would have, so the legend below fits under it
         panel_width *= 1.8
     fig, axes = _figure(ncols, nrows, width=panel_width * ncols + 0.6,
-                        height=panel_height * nrows + 0.9 + 0.22 * legend_rows, sharey=sharey)
+                        height=panel_height * nrows + 0.9 + LEGEND_ROW * legend_rows, sharey=sharey)
     for ax in axes[n:]:
         ax.set_visible(False)
     return fig, axes[:n]
@@ -263,7 +276,7 @@ def pareto(points: pd.DataFrame) -> Figure:
     if points.empty:
         return _empty(title, "no fact recall in these results (replay without --no-quality)")
     with _style():
-        fig, (ax,) = _figure(width=9.0, height=5.2 + 0.22 * _legend_rows(points))
+        fig, (ax,) = _figure(width=9.0, height=5.2 + LEGEND_ROW * _legend_rows(points))
         for label, counter in _variants(points):
             part = points[(points["label"] == label) & (points["counter"] == counter)].sort_values("window")
             ax.plot(part["retained_ratio"], part["fact_recall"], _line_style(counter), color=strategy_color(label),
@@ -287,13 +300,14 @@ def policy_front(front: pd.DataFrame, *, x: str = "effective_tokens",
                  xlabel: str = "tokens sent + refetch per session", chosen: str | None = None) -> Figure:
     """Needed-context recall against effective cost, one numbered point per policy (the key beside
     the chart names them, so ten policies in one corner stay readable), with the Pareto front and
-    the calls a provider would reject (hollow: orphaned tool pairs or over the window).
+    the calls a provider would reject (hollow: `ctxlab.analysis.sessions` rejected calls: orphaned
+    tool pairs, over the window, or failed).
 
     Args:
         front: `ctxlab.analysis.recommend.frontier` (label, counter, needed_recall, needed_low,
-            needed_high, effective_tokens, orphan_rate, overflow_rate, on_front; or another `x`).
+            needed_high, effective_tokens, rejected_rate, on_front; or another `x`).
         x: the cost axis column: ``effective_tokens``, or ``effective_usd`` (its front is ``on_cost_front``).
-        chosen: the recommended policy's label, ringed.
+        chosen: the label of the policy to run (the verdict's), ringed.
     """
     from ctxlab.analysis.labels import place_labels
 
@@ -306,7 +320,7 @@ def policy_front(front: pd.DataFrame, *, x: str = "effective_tokens",
         fig = Figure(figsize=(12.5, 5.6), layout="constrained")
         ax, key = fig.subplots(1, 2, width_ratios=[2.1, 1.0])
         for row in points.itertuples():
-            rejected = (row.orphan_rate + row.overflow_rate) > 0
+            rejected = row.rejected_rate > 0
             color = strategy_color(str(row.label))
             ax.errorbar(getattr(row, x), row.needed_recall, yerr=[[row.needed_recall - row.needed_low],
                                                                [row.needed_high - row.needed_recall]],
@@ -316,9 +330,9 @@ def policy_front(front: pd.DataFrame, *, x: str = "effective_tokens",
         if chosen is not None and chosen in set(points["label"]):
             pick = points[points["label"] == chosen].iloc[0]
             ax.scatter([pick[x]], [pick["needed_recall"]], s=220, facecolors="none", edgecolors="#d62728", lw=2,
-                       label=f"recommended: {chosen}")
+                       label=f"run: {chosen}")
         place_labels(ax, points[x].tolist(), points["needed_recall"].tolist(), [str(i + 1) for i in points.index])
-        ax.set_xlabel(xlabel + " (hollow: some calls orphaned or over the window)")
+        ax.set_xlabel(xlabel + " (hollow: some calls rejected: orphaned, over the window or failed)")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"${v:,.2f}" if x == "effective_usd" else
                                                    f"{v / 1e6:g}M" if v >= 1e6 else _tokens(v)))
         ax.set_ylabel("needed-context recall, pooled over calls (95% CI over sessions)")
@@ -514,6 +528,8 @@ def window_tuning(grid: pd.DataFrame, *, target_recall: float, max_overflow: flo
     title = f"Window tuning: target fact recall >= {target_recall:.0%}, real overflow <= {max_overflow:.0%}"
     if grid.empty:
         return _empty(title, "no results for this strategy")
+    if grid["fact_recall"].isna().all():  # e.g. a `ctxlab tune` run: graded by needed recall only
+        return _empty(title, "no fact recall measured in this run")
     with _style():
         fig, (left, right) = _figure(2, width=10, height=4.3)
         for i, (dataset, part) in enumerate(grid.groupby("dataset", sort=True)):
@@ -553,7 +569,7 @@ def summary_quality(quality: pd.DataFrame) -> Figure:
     if not panels:
         return _empty(title, "no summary metrics in these results")
     with _style():
-        fig, axes = _figure(len(panels), width=3.6 * len(panels) + 0.6, height=3.6 + 0.22 * _legend_rows(quality))
+        fig, axes = _figure(len(panels), width=3.6 * len(panels) + 0.6, height=3.6 + LEGEND_ROW * _legend_rows(quality))
         for ax, (column, name) in zip(axes, panels, strict=False):
             for label, counter in _variants(quality):
                 part = quality[(quality["label"] == label) & (quality["counter"] == counter)].sort_values("window")

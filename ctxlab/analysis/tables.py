@@ -143,14 +143,30 @@ def tool_integrity(results: pd.DataFrame, by: Sequence[str] = KEYS) -> pd.DataFr
             .reset_index())
 
 
-HEADLINE_COLUMNS = ("units", "conversations", "retained_ratio", "retained_low", "retained_high", "believed_fit",
-                    "errors", "fact_recall", "p50_latency_ms", "tool_integrity", "orphans_per_unit")
+HEADLINE_COLUMNS = ("units", "conversations", "retained_ratio", "retained_low", "retained_high", "needed_recall",
+                    "needed_low", "needed_high", "believed_fit", "errors", "fact_recall", "p50_latency_ms",
+                    "tool_integrity", "orphans_per_unit")
+
+
+def pooled_ci(results: pd.DataFrame, kept: str, total: str, by: Sequence[str] = KEYS) -> pd.DataFrame:
+    """A recall pooled per group (sum of `kept` over sum of `total`, one reference's rows) with its
+    bootstrap interval over conversations: the `by` columns, ``mean``, ``low``, ``high``."""
+    units = per_unit(results)
+    columns = [*by, "mean", "low", "high"]
+    if units.empty or total not in units:
+        return pd.DataFrame(columns=columns)
+    sums = (units.assign(k=units[kept].fillna(0), t=units[total].fillna(0))
+            .groupby([*by, *CONVERSATION], observed=True, sort=True)[["k", "t"]].sum().reset_index())
+    rows = [[*_key(key), *bootstrap_mean_ci(g["k"].to_numpy(), g["t"].to_numpy())]
+            for key, g in sums.groupby(list(by), observed=True, sort=True)]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def headline(results: pd.DataFrame, by: Sequence[str] = KEYS, **ci: float) -> pd.DataFrame:
     """The comparison table: per strategy variant x window x mode, retained ratio with its CI,
-    believed and real fit per reference (``real_fit_<reference>``), tool integrity, fact recall,
-    errors and median latency."""
+    needed-context recall pooled with its CI (per-turn units: final mode has no next action to
+    grade by), believed and real fit per reference (``real_fit_<reference>``), tool integrity,
+    regex fact recall, errors and median latency."""
     if results.empty:
         return pd.DataFrame(columns=[*by, *HEADLINE_COLUMNS])
     units = per_unit(results)
@@ -162,13 +178,18 @@ def headline(results: pd.DataFrame, by: Sequence[str] = KEYS, **ci: float) -> pd
     kept = retained_ci(results, by, **ci).rename(columns={"mean": "retained_ratio", "low": "retained_low",
                                                           "high": "retained_high"})
     out = base.merge(kept.drop(columns=["units"]), on=list(by), how="left")
+    needed = pooled_ci(results, "needed_kept", "needed_total", by).rename(
+        columns={"mean": "needed_recall", "low": "needed_low", "high": "needed_high"})
+    out = out.merge(needed, on=list(by), how="left") if len(needed) else out.assign(
+        needed_recall=np.nan, needed_low=np.nan, needed_high=np.nan)
     fits = fit_rates(results, by)
     if not fits.empty:
         wide = fits.pivot_table(index=list(by), columns="reference", values="real_fit", observed=True).reset_index()
         wide.columns = [c if c in by else f"real_fit_{c}" for c in wide.columns]
         out = out.merge(wide, on=list(by), how="left")
     out = out.merge(tool_integrity(results, by).drop(columns=["units"]), on=list(by), how="left")
-    first = [*by, "units", "conversations", "retained_ratio", "retained_low", "retained_high", "believed_fit"]
+    first = [*by, "units", "conversations", "retained_ratio", "retained_low", "retained_high", "needed_recall",
+             "needed_low", "needed_high", "believed_fit"]
     return out[[c for c in first if c in out] + [c for c in out if c not in first]]
 
 

@@ -143,10 +143,10 @@ def _fresh(db: Path) -> str:
 
 
 def _recommend(path: str, out: Path, window: int, workers: int, engine: str) -> str:
-    """What ``ctxlab recommend`` does: the replay (with its progress bar), then the front and the pick."""
+    """What ``ctxlab recommend`` does: the replay (with its progress bar), then the front and the verdict."""
     from ctxlab import store
     from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import frontier, recommend
+    from ctxlab.analysis.recommend import policies
     from ctxlab.replay import RichProgress, replay
 
     config = recommend_config([path], window, deterministic_strategies(), db=_fresh(out / "history-recommend.duckdb"),
@@ -154,10 +154,9 @@ def _recommend(path: str, out: Path, window: int, workers: int, engine: str) -> 
     with RichProgress() as progress:
         summary = replay(config, progress)
     with store.reading(summary.db) as con:
-        front = frontier(frames.front_input(con, summary.run_id, config.references[0]), config.references[0])
-    choice = recommend(front)
-    return (f"{summary.conversations:,} sessions, {summary.units:,} units, {summary.errors} errors; recommended: "
-            f"{choice.label if choice else '-'}")
+        verdict = policies(frames.results(con, summary.run_id, mode="per-turn"), config.references[0]).verdict
+    return (f"{summary.conversations:,} sessions, {summary.units:,} units, {summary.errors} errors; run: "
+            f"{verdict.run.name if verdict else '-'}")
 
 
 def _tune(path: str, window: int) -> str:

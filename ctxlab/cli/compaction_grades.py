@@ -15,7 +15,6 @@ from ctxlab.cli.common import console, numeric_table
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ctxlab.analysis.standin import StandinGap
     from ctxlab.replay.compaction_grading import Graded
 
 
@@ -40,22 +39,6 @@ def print_grades(graded: Sequence[Graded], counter: str, *, as_json: bool = Fals
         if g.row.error:
             console().print(f"[yellow]{escape(g.row.conversation_id)} compaction {g.row.compaction}, "
                             f"{escape(g.row.candidate)}:[/] {escape(g.row.error)}")
-
-
-def print_standin(gap: StandinGap | None, labels: Sequence[str], chosen: str | None) -> None:
-    """Beside a verdict: how kind the stand-in was on recorded compactions, and when it is much
-    kinder than the agents' own summaries, which of the policies shown that overstates."""
-    from ctxlab.analysis.standin import summarizing
-
-    if gap is None:
-        return
-    flagged = [label for label in labels if summarizing(label)]
-    out = console()
-    out.print(f"[dim]Summaries written offline (the stand-in): {escape(gap.line())}[/dim]")
-    if gap.kinder and flagged:
-        note = "; the recommendation itself is one of them" if chosen in flagged else ""
-        out.print(f"[yellow]Needed recall of the summarizing policies ({escape(', '.join(flagged))}) is overstated by "
-                  f"about {100 * gap.gap:.0f} points{note}: check with a real model (docs/quality.md).[/yellow]")
 
 
 def save_grades(db: str, graded: Sequence[Graded], counter: str, *, quiet: bool = False) -> None:
@@ -110,4 +93,4 @@ def _pct(value: float | None) -> str:
     return "-" if value is None or value != value else f"{100 * value:.0f}%"
 
 
-__all__ = ["print_grades", "print_standin", "save_grades"]
+__all__ = ["print_grades", "save_grades"]

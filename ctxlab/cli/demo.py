@@ -94,58 +94,23 @@ def _tune(db: str, sessions: int, price_model: str) -> Any:
 
 
 def print_verdicts(db: str, run_id: str, price_model: str) -> None:
-    """Per dataset and window, the best by recall, the cheapest, and the one to run (`ctxlab.demo`)."""
+    """Per dataset and window: what to run, the best by recall and the cheapest (`ctxlab.demo`), in
+    the lines `ctxlab recommend`, the report and the dashboard print."""
+    from ctxlab.analysis.wording import RULE
+    from ctxlab.cli.fronts import print_verdict
     from ctxlab.demo import verdicts
 
-    out = console()
-    out.print(f"\n[bold]Verdict[/bold] for the bundled sessions, replayed turn by turn. Needed recall: the share of what "
-              "the agent's next action used that was still sent [95% CI over sessions]. Cost: $ per session with prompt "
-              f"caching ({price_model}) + refetching what was lost. Tied: zero inside the paired interval of the "
-              "difference.", highlight=False)
+    console().print(f"\n[bold]Verdict[/bold] for the bundled sessions, replayed turn by turn. Needed recall: the share "
+                    "of what the agent's next action used that was still sent [95% CI over sessions]. Cost: $ per "
+                    f"session with prompt caching ({price_model}) + refetching what was lost. {RULE}", highlight=False)
     for v in verdicts(db, run_id, reference=REFERENCE, price_model=price_model):
-        out.print(f"\n[bold]{v.dataset}, {v.window:,}-token window[/bold] ({v.sessions} sessions, {v.calls:,} calls; "
-                  f"{_competing(v)})", highlight=False)
-        for line in verdict_lines(v):
-            out.print(f"  {line}", markup=False, highlight=False)
-
-
-def verdict_lines(v: Any) -> list[str]:
-    """The three lines of one verdict: the best by recall, the cheapest, the one to run."""
-    if len(v.best.tied) == v.competing - 1 > 0:
-        best = f"all {v.competing} tie (highest: {v.best.label} {_recall(v.best)})"
-    else:
-        best = f"{v.best.label} {_recall(v.best)}, {_usd(v.best)}{_ties(v.best, 'recall')}"
-    return [f"best recall: {best}",
-            f"cheapest:    {v.cheapest.label} {_usd(v.cheapest)}, recall {_recall(v.cheapest)}{_ties(v.cheapest, 'cost')}",
-            f"run:         {v.run.label}, the cheapest of those tied on recall ({_recall(v.run)}, {_usd(v.run)})"]
-
-
-def _competing(v: Any) -> str:
-    if v.rejected == 0:
-        return (f"{v.competing} of {v.policies} policies never send a call a provider would reject"
-                + (" (an orphaned tool pair or a prompt over the window); only those compete" if v.competing < v.policies
-                   else ""))
-    return (f"every policy sends calls a provider would reject; the {v.competing} with the fewest "
-            f"({100 * v.rejected:.1f}% of calls) compete")
-
-
-def _ties(choice: Any, on: str, listed: int = 4) -> str:
-    names = list(choice.tied)
-    more = f" +{len(names) - listed} more" if len(names) > listed else ""
-    return f"; tied on {on}: {', '.join(names[:listed])}{more}" if names else ""
-
-
-def _recall(choice: Any) -> str:
-    r = choice.recall
-    return f"{100 * r.mean:.1f}%" + (f" [{100 * r.low:.1f}-{100 * r.high:.1f}]" if r.low != r.high else "")
-
-
-def _usd(choice: Any) -> str:
-    return f"${choice.cost.mean:,.4f}/session"
+        print_verdict(v, evidence=False)
 
 
 def print_example(example: Any) -> None:
     """The tuner's pick on the slice beside the agent's default, and the pick in the agent's own terms."""
+    from ctxlab.tune.evidence import versus
+
     out, result = console(), example.outcome.result
     out.print(f"\n[bold]Tune your agent's own settings[/bold] (example: {len(result.evaluations)} settings of "
               f"{result.preset} searched in {example.outcome.seconds:.0f} s):\n  {example.command}", highlight=False)
@@ -156,31 +121,20 @@ def print_example(example: Any) -> None:
     out.print(f"  pick:    {_setting(chosen, goal)}", markup=False, highlight=False)
     if result.default is not None and result.default != result.pick.row:
         default = result.evaluations[result.default]
-        out.print(f"  default: {_setting(default, goal)} ({_versus(chosen, default, goal)})", markup=False,
+        out.print(f"  default: {_setting(default, goal)} ({versus(chosen, default, goal)})", markup=False,
                   highlight=False)
     for snippet in example.snippets[:1]:
         out.print(f"  {snippet.title} (names from {snippet.source}):", markup=False, highlight=False)
         out.print("\n".join(f"    {line}" for line in snippet.text.splitlines()), markup=False, highlight=False)
 
 
-def _versus(chosen: Any, default: Any, goal: Any) -> str:
-    """The pick against the agent's default: a tie on recall or not, and the cost's change."""
-    from ctxlab.tune.measures import tied
-
-    same = tied(chosen, default, goal.quality)
-    verdict = ("a tie on recall" if same else "the pick keeps more" if chosen.measures[goal.quality].mean >
-               default.measures[goal.quality].mean else "the default keeps more")
-    new, old = chosen.measures[goal.cost].mean, default.measures[goal.cost].mean
-    change = (new - old) / old if old else 0.0
-    return f"{verdict}; the pick costs {abs(change):.1%} {'less' if change <= 0 else 'more'}"
-
-
 def _setting(evaluation: Any, goal: Any) -> str:
     from ctxlab.tune.evidence import describe, interval, number
 
     q, c = evaluation.measures[goal.quality], evaluation.measures[goal.cost]
+    rejected = evaluation.measures[goal.rejected].mean if goal.rejected else 0.0
     return (f"{describe(evaluation) or 'as shipped'}: needed recall {interval(q, goal.quality)}, "
-            f"{number(c.mean, goal.cost)}/session")
+            f"{number(c.mean, goal.cost)}/session" + (f", {rejected:.1%} of calls rejected" if rejected else ""))
 
 
 def _runnable(script: str) -> str:

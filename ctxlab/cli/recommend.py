@@ -10,7 +10,7 @@ import typer
 
 from ctxlab.cli.app import command
 from ctxlab.cli.common import Db, Limit, SkipInvalid, Skips, console, df_table, load_sources
-from ctxlab.cli.fronts import FRONT_HEADERS, percents
+from ctxlab.cli.fronts import FRONT_HEADERS, percents, print_verdict
 from ctxlab.cli.replay import run_replay
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
 from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS, recommend_config
@@ -48,11 +48,11 @@ def recommend(
     """
     from ctxlab import store
     from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, limit_reading
-    from ctxlab.analysis.recommend import recommend as pick
+    from ctxlab.analysis.limits import LIMIT_NOTE
+    from ctxlab.analysis.recommend import policies
     from ctxlab.analysis.standin_shipped import logs_gap, logs_rows
+    from ctxlab.analysis.verdicts import with_standin
     from ctxlab.bench import deterministic_strategies
-    from ctxlab.cli.compaction_grades import print_standin
     from ctxlab.cost import input_price
     from ctxlab.store.compaction_grades import save_compaction_grades
 
@@ -66,9 +66,9 @@ def recommend(
     summary = run_replay(config)
     with store.reading(summary.db) as con:
         costs = store.session_costs(con, summary.run_id) if price_model else None
-        front = frontier(frames.front_input(con, summary.run_id, reference), reference, costs,
+        found = policies(frames.results(con, summary.run_id, mode="per-turn"), reference, costs,
                          input_price(price_model) if price_model else None)
-    front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
+    front = found.front.sort_values("needed_recall", ascending=False, ignore_index=True)
     shown = percents(front).assign(front=front["on_front"].map({True: "*", False: ""}))
     headers = dict(FRONT_HEADERS)
     if costs is not None:
@@ -81,23 +81,21 @@ def recommend(
                        "strings the agent's next action used that earlier history held, still sent (95% CI over "
                        "sessions); + refetch: tokens sent plus those of the smallest earlier message holding each lost "
                        "string, per session; * = on the front of needed recall vs that", headers))
-    out.print(f"{LIMIT_NOTE} {limit_reading(front)}", markup=False)
-    choice = pick(front)
-    if choice is None:
+    out.print(LIMIT_NOTE, markup=False)  # where the limit binds: the verdict's headroom
+    if found.verdict is None:
         out.print("[yellow]no policy produced results to compare[/yellow]")
         return
-    out.print(f"\n[bold]recommended: {choice.label}[/bold]  {choice.evidence}")
     graded = logs_rows(load_sources(sources, True, Skips(), limit))
     if graded:  # the report and the Which policy page read it from the store
         with store.writing(summary.db) as con:
             save_compaction_grades(con, graded, "o200k_base")
-    print_standin(logs_gap(graded), list(front["label"]), choice.label)
+    print_verdict(with_standin(found, logs_gap(graded)).verdict)
     out.print(f"run {summary.run_id} in {summary.db}: `ctxlab dashboard --db {summary.db}` shows the front")
 
 
 VS_HEADERS = {"anchor": "agent preset", "anchor_tokens": "its tokens sent / session", "anchor_recall": "its needed recall",
               "anchor_overflow_rate": "its calls over window", "candidate_recall": "recommended at those tokens",
-              "verdict": "verdict", "sessions": "sessions W/T/L/out",
+              "verdict": "verdict", "difference": "recommended - it [95% paired CI]", "sessions": "sessions W/T/L/out",
               "in_context": "in context: verdict, recommended - it, sessions W/T/L",
               "non_regex": "non-regex: verdict, recommended - it, sessions W/T/L", "dominated": "a cheaper setting keeps as much"}
 
@@ -109,7 +107,9 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
     from ctxlab import store
     from ctxlab.analysis import frames
     from ctxlab.analysis.dominance import SETTINGS, dominance, replay_config
-    from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, limit_reading, session_rows
+    from ctxlab.analysis.limits import LIMIT_NOTE, limit_reading
+    from ctxlab.analysis.recommend import frontier
+    from ctxlab.analysis.sessions import unit_rows
 
     config = replay_config(sources, (window,), settings=(*SETTINGS, "learned"), reference=reference,
                            db=db or store.default_db(), workers=workers, limit=limit, name=f"vs-anchors-{window}",
@@ -117,9 +117,9 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
     summary = run_replay(config)
     with store.reading(summary.db) as con:
         results = frames.results(con, summary.run_id, mode="per-turn")
-    front, sessions = frontier(results, reference), session_rows(results, reference)
-    tables = {y: dominance(front, sessions=sessions, y=y) for y in ("needed_recall", "in_context_recall",
-                                                                     "non_regex_recall")}
+    units = unit_rows(results, reference)
+    front = frontier(results, reference)
+    tables = {y: dominance(front, units, y=y) for y in ("needed_recall", "in_context_recall", "non_regex_recall")}
     table = tables["needed_recall"]
     out = console()
     shown = ("label", "tokens_sent", "needed_recall", "ci", "in_context_recall", "non_regex_recall", "fact_recall",
@@ -130,20 +130,22 @@ def _vs_anchors(sources: list[str], window: int, reference: str, db: str | None,
     shown_table = table.assign(
         anchor_recall=_interval(table, "anchor"), candidate_recall=_interval(table, "candidate"),
         anchor_overflow_rate=table["anchor_overflow_rate"].map(lambda v: "-" if v != v else f"{100 * v:.1f}%"),
-        sessions=_tally(table), **{y.removesuffix("_recall"): _verdict(tables[y]) for y in ("in_context_recall",
+        difference=_difference(table), sessions=_tally(table), **{y.removesuffix("_recall"): _verdict(tables[y]) for y in ("in_context_recall",
                                                                                       "non_regex_recall")})
     out.print(df_table(shown_table, "recommended against the agent presets at their tokens sent (needed recall, "
-                                    "95% CI over sessions; overlapping intervals tie)", VS_HEADERS))
+                                    "95% CI over sessions; tied: zero inside the paired 95% interval of the "
+                                    "difference, over sessions pooled, over the session's calls per session)",
+                       VS_HEADERS))
     counts = table["verdict"].value_counts()
     out.print(", ".join(f"{n} {verdict}" for verdict, n in counts.items()) + f"; run {summary.run_id} in {summary.db}")
-    _learned(front, sessions)
+    _learned(front, units)
 
 
-def _learned(front: Any, sessions: Any) -> None:
+def _learned(front: Any, units: Any) -> None:
     """`learned` (the shipped model) against recommended's curve read at its own tokens (docs/learned.md)."""
     from ctxlab.learn.verdicts import versus_recommended
 
-    table = versus_recommended(front, sessions, "learned")
+    table = versus_recommended(front, units, "learned")
     for row in table.itertuples():
         measure = row.measure.replace("_", " ")
         if row.recommended is None or row.recommended != row.recommended:
@@ -166,12 +168,18 @@ def _interval(table: Any, who: str) -> Any:
     return table.apply(show, axis=1) if len(table) else table["anchor"]
 
 
-def _verdict(table: Any) -> Any:
-    """The pooled verdict, recommended's recall minus the anchor's in points, and the session tally."""
-    import pandas as pd
+def _difference(table: Any) -> Any:
+    """recommended's recall minus the anchor's, in points, with its paired interval."""
+    def show(row: Any) -> str:
+        d, low, high = (100 * row[c] for c in ("difference", "difference_low", "difference_high"))
+        return "-" if d != d else f"{d:+.1f} pt" + (f" [{low:+.1f}, {high:+.1f}]" if low == low else "")
 
-    delta = 100 * (pd.to_numeric(table["candidate_recall"], errors="coerce") - table["anchor_recall"])
-    return table["verdict"] + delta.map(lambda d: "" if d != d else f" {d:+.1f} pt") + " " + _tally(table, out=False)
+    return table.apply(show, axis=1) if len(table) else table["anchor"]
+
+
+def _verdict(table: Any) -> Any:
+    """The pooled verdict, the difference with its interval, and the session tally."""
+    return table["verdict"] + " " + _difference(table) + " " + _tally(table, out=False)
 
 
 def _tally(table: Any, out: bool = True) -> Any:

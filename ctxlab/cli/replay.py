@@ -70,25 +70,23 @@ def print_estimators(db: str, run_id: str, reference: str = "o200k_base") -> Non
 
 
 def print_policies(db: str, run_id: str, reference: str = "o200k_base") -> None:
-    """Per window of a per-turn run, the policies by needed-context recall and the one to run."""
+    """Per dataset and window of a per-turn run, the policies by needed-context recall (`ctxlab demo
+    --tables`; the demo prints their verdicts once, at its end, from the same rows)."""
     from ctxlab import store
-    from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import frontier, recommend
+    from ctxlab.analysis.verdicts import stored
     from ctxlab.cli.fronts import FRONT_HEADERS, percents
 
     with store.reading(db) as con:
-        results = frames.results(con, run_id, mode="per-turn")
+        found = stored(con, run_id, reference)
     shown = ("label", "counter", "needed_recall", "ci", "in_context_recall", "instruction_survival", "tokens_sent",
              "effective_tokens", "fact_recall", "overflow_rate")
-    for window in sorted(int(w) for w in results["window"].unique()):
-        front = frontier(results[results["window"] == window], reference)
-        front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
-        console().print(df_table(percents(front), f"Which policy at a {window:,}-token window, turn by turn "
-                                                  "(needed recall first; regex fact recall for comparison)",
-                                 {k: FRONT_HEADERS[k] for k in shown}))
-        choice = recommend(front)
-        if choice is not None:
-            console().print(f"[bold]recommended at {window:,}: {choice.label}[/bold]  {choice.evidence}\n")
+    for policies in found.windows if found is not None else []:
+        front = policies.front.sort_values("needed_recall", ascending=False, ignore_index=True)
+        where = f"{policies.verdict.dataset} " if policies.verdict is not None else ""
+        window = int(front["window"].iloc[0])
+        console().print(df_table(percents(front), f"Which policy for {where}at a {window:,}-token window, "
+                                                  "turn by turn (needed recall first; regex fact recall for "
+                                                  "comparison)", {k: FRONT_HEADERS[k] for k in shown}))
 
 
 def print_costs(db: str, run_id: str) -> None:
@@ -105,7 +103,7 @@ def print_costs(db: str, run_id: str) -> None:
                          saving=table["saving"].map("{:.0%}".format))
     console().print(df_table(shown, "Cheapest policy per session with prompt caching (per-turn run)", {
         "dataset": "dataset", "price_model": "price model", "label": "policy", "counter": "counter",
-        "window": "window", "cost_usd": "$ / session", "tied": "others as cheap", "baseline_cost_usd": "$ uncompressed",
+        "window": "window", "cost_usd": "$ / session", "tied": "others tied on cost", "baseline_cost_usd": "$ uncompressed",
         "saving": "saving"}))
 
 

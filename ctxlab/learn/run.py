@@ -92,7 +92,8 @@ def _examples(sessions: Sessions, indices: Sequence[int], reference: str, horizo
 def _judge(sessions: Sessions, parts: Split, out: str, windows: Sequence[int], policy: str | None, reference: str,
            db: str | None, learn_id: str, tick: Tick) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str, str]:
     from ctxlab.analysis.dominance import ANCHORS
-    from ctxlab.analysis.recommend import frontier, session_rows
+    from ctxlab.analysis.recommend import frontier
+    from ctxlab.analysis.sessions import unit_rows
 
     path = os.path.abspath(out)
     specs, run_id = judged(path, policy), "l" + learn_id[1:]
@@ -105,7 +106,7 @@ def _judge(sessions: Sessions, parts: Split, out: str, windows: Sequence[int], p
                  run_config(sessions, specs, windows, reference, db, {"learn_id": learn_id}), sessions.fingerprints,
                  tables, seconds)
     results = _results(target, run_id, tables)
-    front, rows = frontier(results, reference), session_rows(results, reference)
+    front, rows = frontier(results, reference), unit_rows(results, reference)
     label = learned_specs(path)[0]
     anchors = [*ANCHORS, *([policy] if policy and policy not in ANCHORS else [])]
     return (front, versus_recommended(front, rows, label, CURVE), versus_anchors(front, rows, learned_specs(path), anchors),

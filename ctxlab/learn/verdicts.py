@@ -24,14 +24,15 @@ VERSUS = ["window", "measure", "learned", "learned_low", "learned_high", "tokens
           "recommended_low", "recommended_high", "difference", "verdict", "won", "tied", "lost", "out"]
 
 
-def versus_recommended(front: pd.DataFrame, sessions: pd.DataFrame, learned: str,
+def versus_recommended(front: pd.DataFrame, units: pd.DataFrame, learned: str,
                        settings: Sequence[str] = SETTINGS) -> pd.DataFrame:
     """`VERSUS` rows per window and measure: learned's recall, recommended's curve at its tokens, the
     difference in points, the pooled verdict and the sessions learned won, tied and lost (or out of
-    the curve's range)."""
+    the curve's range), by the one rule (`ctxlab.analysis.dominance.compare`; `units`: the
+    `ctxlab.analysis.sessions.unit_rows` of the same run)."""
     rows = []
     for window in sorted(front["window"].unique()):
-        here, mine = front[front["window"] == window], sessions[sessions["window"] == window]
+        here, mine = front[front["window"] == window], units[units["window"] == window]
         curve, point = here[here["label"].isin(settings)], here[here["label"] == learned]
         if curve.empty or point.empty:
             continue
@@ -49,12 +50,13 @@ def _difference(mine: float, theirs: float | None) -> float:
     return float("nan") if theirs is None or theirs != theirs else 100 * (mine - theirs)
 
 
-def versus_anchors(front: pd.DataFrame, sessions: pd.DataFrame, learned: Sequence[str],
+def versus_anchors(front: pd.DataFrame, units: pd.DataFrame, learned: Sequence[str],
                    anchors: Sequence[str]) -> pd.DataFrame:
-    """`ctxlab.analysis.dominance.COLUMNS` rows plus ``measure``: learned's curve at each anchor's tokens."""
+    """`ctxlab.analysis.dominance.COLUMNS` rows plus ``measure``: learned's curve at each anchor's
+    tokens (`units`: the `ctxlab.analysis.sessions.unit_rows` of the same run)."""
     parts = []
     for window in sorted(front["window"].unique()):
-        here, mine = front[front["window"] == window], sessions[sessions["window"] == window]
+        here, mine = front[front["window"] == window], units[units["window"] == window]
         curve, points = here[here["label"].isin(learned)], here[here["label"].isin(anchors)]
         for y in MEASURES:
             parts.append(compare(curve, points, mine, y).assign(measure=y))

@@ -12,7 +12,6 @@ inline, there is no JavaScript, and every piece of dataset text is escaped (`ctx
 from __future__ import annotations
 
 import datetime
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,15 +25,19 @@ from ctxlab.analysis import plots as P
 from ctxlab.analysis import tables as A
 from ctxlab.analysis.standin import StandinGap
 from ctxlab.analysis.standin_shipped import stored_gap
+from ctxlab.analysis.verdicts import RunPolicies, run_policies
 from ctxlab.errors import CtxlabError
 from ctxlab.report import htmlkit as H
 from ctxlab.report.examples import example_conversations, examples_section
 from ctxlab.report.policy_sections import costs_section, policies_section
+from ctxlab.report.run_spec import spec_section
+from ctxlab.report.verdicts import named, verdict_section
 
 TARGET_RECALL = 0.95
 MAX_OVERFLOW = 0.0
-HEADLINE = {"label": "strategy", "counter": "counter", "mode": "mode", "window": "window", "units": "units",
-            "retained": "retained (95% CI)", "believed_fit": "fits (own counter)"}
+# The mode is each table's own (one per mode); needed recall, the quality measure, comes first.
+HEADLINE = {"label": "strategy", "counter": "counter", "window": "window", "units": "units",
+            "needed": "needed recall [95% CI]", "retained": "retained [95% CI]", "believed_fit": "fits (own counter)"}
 HEADLINE_KINDS = {"window": "int", "units": "int", "believed_fit": "pct", "tool_integrity": "pct",
                   "fact_recall": "pct", "p50_latency_ms": "ms"}
 
@@ -71,7 +74,8 @@ def write_report(db_path: str | Path, out_path: str | Path, *, run_id: str | Non
     Args:
         db_path: the DuckDB file written by `ctxlab replay` / `ctxlab demo`.
         out_path: the HTML file to write (a directory gets ``report.html`` inside it).
-        run_id: one run (id, id prefix or name); None reports every run, oldest first.
+        run_id: one run (id, id prefix or name); None reports every run, oldest first, but the
+            runs `ctxlab tune` stores one per evaluated setting (counted in a line; name one to see it).
 
     Returns:
         The path written.
@@ -86,12 +90,17 @@ def write_report(db_path: str | Path, out_path: str | Path, *, run_id: str | Non
         ids = [store.resolve_run(con, run_id)] if run_id is not None else frames.run_ids(con)
         if not ids:
             store.resolve_run(con, None)  # raises the store's "no runs yet" message
-        runs = [load_run(con, rid) for rid in ids]
+        tuned = [rid for rid in ids if run_id is None and "tune" in (frames.run_info(con, rid).get("config") or {})]
+        runs = [load_run(con, rid) for rid in ids if rid not in tuned or len(tuned) == len(ids)]
     records = _records(db_path, runs)
-    body = [*_header(db_path, runs)]
+    found = {named(run)[0]: run_policies(run.results, run.session_costs, standin=run.standin) for run in runs}
+    body = [*_header(db_path, runs, len(ids) - len(runs)),
+            *verdict_section([(*named(run), v.verdicts if (v := found[named(run)[0]]) else []) for run in runs]),
+            *_contents(runs)]
     seen_estimators: dict[str, str] = {}
     for run in runs:
-        body += _run_section(run, seen_estimators, records.get(run.info["run_id"], {}))
+        rid = named(run)[0]
+        body += _run_section(run, seen_estimators, records.get(rid, {}), found[rid])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(H.page("ctxlab report", body), encoding="utf-8")
     return out
@@ -112,25 +121,32 @@ def _records(db_path: str | Path, runs: list[RunData]) -> dict[str, dict[tuple[s
     return out
 
 
-def _header(db_path: str | Path, runs: list[RunData]) -> list[str]:
+def _header(db_path: str | Path, runs: list[RunData], tuned: int) -> list[str]:
     now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    left_out = (f"; {tuned} run(s) ctxlab tune stored, one per setting it evaluated, are left out (the dashboard's "
+                "Tuning page reads them; ctxlab report --run NAME reports one)") if tuned else ""
+    return ["<h1>ctxlab report</h1>",
+            H.para(f"Database {Path(db_path).name}, generated {now}, {len(runs)} run(s){left_out}.", "muted")]
+
+
+def _contents(runs: list[RunData]) -> list[str]:
     toc = "".join(f'<li><a href="#run-{H.esc(r.info["run_id"])}">{H.esc(r.info.get("name") or r.info["run_id"])}</a>'
                   f' <span class="muted">({H.esc(r.info["run_id"])})</span></li>' for r in runs)
-    return ["<h1>ctxlab report</h1>",
-            H.para(f"Database {Path(db_path).name}, generated {now}, {len(runs)} run(s).", "muted"),
-            H.para("What each context-compression strategy keeps at each token window, whether the result really "
-                   "fits under real tokenizers, how wrong token estimators are, how good summaries are, and the "
-                   "smallest window that meets a target. Numbers are means over the replayed conversations; "
-                   "intervals are 95% bootstrap intervals over conversations."),
-            f"<nav><strong>Runs</strong><ul>{toc}</ul></nav>"]
+    return ['<h2 id="runs">The runs</h2>',
+            H.para("Then, per run: what each context-compression strategy keeps at each token window, whether the "
+                   "result really fits under real tokenizers, how wrong token estimators are, how good summaries "
+                   "are, the smallest window that meets a target, and which policy to run. Numbers are means over "
+                   "the replayed conversations; intervals are 95% bootstrap intervals over conversations."),
+            f"<nav><ul>{toc}</ul></nav>"]
 
 
-def _run_section(run: RunData, seen_estimators: dict[str, str], records: dict) -> list[str]:
+def _run_section(run: RunData, seen_estimators: dict[str, str], records: dict,
+                 policies: RunPolicies | None) -> list[str]:
     info = run.info
     name = info.get("name") or info["run_id"]
     mode = A.pick_mode(run.results)
     main = run.results[run.results["mode"] == mode] if mode else run.results
-    out = [f'<h2 id="run-{H.esc(info["run_id"])}">Run {H.esc(name)}</h2>', *_spec(info, run.variants)]
+    out = [f'<h2 id="run-{H.esc(info["run_id"])}">Run {H.esc(name)}</h2>', *spec_section(info, run.variants)]
     if run.results.empty:
         return [*out, H.para("This run has no results yet.", "warn"), *_skips(run)]
     out += _headline(run.results, mode)
@@ -138,86 +154,53 @@ def _run_section(run: RunData, seen_estimators: dict[str, str], records: dict) -
     out += _estimators(run, seen_estimators, name)
     out += _summaries(run, main, mode)
     out += _tuning(main, mode)
-    out += policies_section(run.results, run.session_costs, standin=run.standin)
+    out += policies_section(policies)
     out += costs_section(run.session_costs, run.unit_costs)
     out += _skips(run)
     out += examples_section(run, records)
     return out
 
 
-def run_overview(info: dict[str, Any]) -> dict[str, Any]:
-    """A run's identity, totals and configuration as labelled values (report and dashboard)."""
-    config = info.get("config") or {}
-
-    def joined(key: str) -> str:
-        return ", ".join(map(str, config.get(key, [])))
-
-    def when(value: Any) -> str:
-        return value.strftime("%Y-%m-%d %H:%M:%S") if hasattr(value, "strftime") and value == value else str(value)
-
-    return {
-        "run id": info["run_id"], "name": info.get("name"), "status": info.get("status"),
-        "started": when(info.get("started_at")), "finished": when(info.get("finished_at")),
-        "wall time (s)": H.fmt(info.get("wall_s"), "ms"), "conversations": info.get("conversations"),
-        "units": info.get("units"), "errors": info.get("errors"), "skipped inputs": info.get("skips"),
-        "sources": joined("sources"), "windows": joined("windows"), "counters": joined("counters"),
-        "reference tokenizers": joined("references"), "modes": joined("modes"), "estimators": joined("estimators"),
-        "limit per source": config.get("limit"),
-    }
-
-
-def spec_text(params: Any) -> str:
-    """A stored spec (``params`` JSON) as ``name(key=value, ...)``."""
-    try:
-        data = json.loads(params)
-    except (TypeError, ValueError):
-        return str(params)
-    args = ", ".join(f"{k}={json.dumps(v, default=str)}" for k, v in data.get("params", {}).items())
-    return f"{data.get('name')}({args})"
-
-
-def _spec(info: dict[str, Any], variants: pd.DataFrame) -> list[str]:
-    config = info.get("config") or {}
-    shown = variants.assign(spec=variants["params"].map(spec_text)) if not variants.empty else variants
-    fingerprints = pd.DataFrame(sorted((info.get("fingerprints") or {}).items()), columns=["dataset", "fingerprint"])
-    notes = info.get("notes") or []
-    out = ["<h3>Run spec</h3>", H.key_values(run_overview(info)),
-           "<h4>Strategies</h4>",
-           H.table(shown, {"label": "strategy", "counter": "counter", "spec": "full spec (rebuilds it exactly)"},
-                   left=("label", "counter", "spec")),
-           "<h4>Datasets</h4>", H.table(fingerprints, left=("dataset", "fingerprint")),
-           "<h4>Versions</h4>", H.key_values(info.get("versions") or {})]
-    if notes:
-        out.append("<h4>Notes</h4><ul>" + "".join(f"<li>{H.esc(n)}</li>" for n in notes) + "</ul>")
-    out.append(H.details("Full run config (JSON)", H.pre(json.dumps(config, indent=2, default=str), limit=20000)))
-    return out
-
-
 def headline_display(table: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str], dict[str, str]]:
     """The headline table with the CI folded into one text column, and its headers and formats."""
-    shown = table.assign(retained=[
-        f"{r:.1%} [{lo:.1%}, {hi:.1%}]" if pd.notna(r) else "–"
-        for r, lo, hi in zip(table["retained_ratio"], table["retained_low"], table["retained_high"], strict=False)])
+    shown = table.assign(retained=_with_ci(table, "retained_ratio", "retained_low", "retained_high"),
+                         needed=_with_ci(table, "needed_recall", "needed_low", "needed_high"))
     columns = dict(HEADLINE)
     kinds = dict(HEADLINE_KINDS)
     for col in [c for c in table.columns if c.startswith("real_fit_")]:
         columns[col] = f"really fits ({col.removeprefix('real_fit_')})"
         kinds[col] = "pct"
-    columns |= {"tool_integrity": "tool pairs intact", "fact_recall": "fact recall", "errors": "errors",
-                "p50_latency_ms": "p50 ms"}
-    return shown, {k: v for k, v in columns.items() if k in shown}, kinds
+    columns |= {"tool_integrity": "tool pairs intact", "errors": "errors", "p50_latency_ms": "p50 ms",
+                "fact_recall": "regex fact recall"}
+    graded = "needed_recall" in table and table["needed_recall"].notna().any()  # final mode: nothing to grade by
+    return shown, {k: v for k, v in columns.items() if k in shown and (graded or k != "needed")}, kinds
+
+
+def _with_ci(table: pd.DataFrame, mean: str, low: str, high: str) -> list[str]:
+    if mean not in table:
+        return ["–"] * len(table)
+    return [f"{100 * m:.1f}% [{100 * lo:.1f}-{100 * hi:.1f}]" if pd.notna(m) else "–"
+            for m, lo, hi in zip(table[mean], table[low], table[high], strict=False)]
 
 
 def _headline(results: pd.DataFrame, mode: str | None) -> list[str]:
     table = A.headline(results)
+    modes = sorted(table["mode"].unique())
+    shown_open = "per-turn" if "per-turn" in modes else mode
     out = ["<h3>Headline</h3>",
-           H.para("One row per strategy variant (strategy and the counter it trusted) and window. 'fits' is what the "
-                  "strategy believed with its own counter; 'really fits' re-counts the result with a real tokenizer. "
-                  "A gap between the two is an estimator overflowing a real context window.")]
-    for m in sorted(table["mode"].unique()):
-        shown, columns, kinds = headline_display(table[table["mode"] == m])
-        inner = H.table(shown, columns, kinds, left=("label", "counter", "mode", "retained"), scroll=True)
-        out.append(H.details(f"mode {m}: {len(shown)} rows", inner, open_=m == mode))
+           H.para("One row per strategy variant (strategy and the counter it trusted) and window. Needed recall: the "
+                  "share of the strings the agent's next action used from earlier in the session that were still "
+                  "sent (per-turn mode only: a final-mode result has no next action to grade it by). 'fits' is what "
+                  "the strategy believed with its own counter; 'really fits' re-counts the result with a real "
+                  "tokenizer: a gap between the two is an estimator overflowing a real context window. Regex fact "
+                  "recall (ctxlab's own extractors) is kept for comparison.")]
+    for m in modes:
+        rows = table[table["mode"] == m].sort_values(["window", "needed_recall", "retained_ratio"],
+                                                     ascending=[True, False, False], na_position="last")
+        shown, columns, kinds = headline_display(rows)
+        inner = H.table(shown, columns, kinds, left=("label", "counter"), scroll=True)
+        graded = "" if "needed" in columns else ", no needed recall (no next action to grade a final result by)"
+        out.append(H.details(f"mode {m}: {len(shown)} rows{graded}", inner, open_=m == shown_open))
     return out
 
 

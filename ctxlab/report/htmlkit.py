@@ -25,7 +25,7 @@ h3{font-size:17px;margin:28px 0 6px}h4{font-size:14px;margin:18px 0 4px}
 .muted{color:#667085}.note{background:#f1f5fb;border-left:3px solid #4c78a8;padding:8px 12px;margin:10px 0}
 .warn{background:#fff6e5;border-left:3px solid #f0a400;padding:8px 12px;margin:10px 0}
 table{border-collapse:collapse;margin:8px 0 14px;font-size:12.5px}
-th,td{border:1px solid #e3e6ec;padding:3px 7px;text-align:right;vertical-align:top}
+th,td{border:1px solid #e3e6ec;padding:3px 7px;text-align:right;vertical-align:top}td:not(.l){white-space:nowrap}
 th{background:#f3f4f7;position:sticky;top:0}td.l,th.l{text-align:left}
 tr:nth-child(even) td{background:#fafbfc}
 .scroll{max-height:520px;overflow:auto;border:1px solid #e3e6ec;display:inline-block;max-width:100%}
@@ -41,6 +41,10 @@ details>summary{cursor:pointer;color:#344054}
 .bar{background:#eef0f3;width:120px;height:9px;display:inline-block;position:relative}
 .bar span{position:absolute;left:0;top:0;bottom:0;background:#9ca3af}.bar span.k{background:#22c55e}
 nav ul{margin:4px 0 0 18px;padding:0}
+.verdict{border:1px solid #d0d5dd;border-radius:6px;padding:4px 14px 8px;margin:12px 0}
+.verdict h4{margin:8px 0 2px;font-size:15px}.verdict p{margin:2px 0 6px}
+.verdict table{margin:4px 0 6px;font-size:13.5px;width:100%}.verdict th{width:110px;background:#f3f4f7;position:static}
+.verdict tr.run td{font-weight:600;background:#eef6ee}
 """
 
 

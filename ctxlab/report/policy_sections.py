@@ -8,63 +8,66 @@ import pandas as pd
 
 from ctxlab.analysis import costs as C
 from ctxlab.analysis import plots as P
-from ctxlab.analysis.recommend import LIMIT_NOTE, frontier, recommend
-from ctxlab.analysis.standin import StandinGap
-from ctxlab.cost import input_price
+from ctxlab.analysis.limits import LIMIT_NOTE
+from ctxlab.analysis.recommend import Policies
+from ctxlab.analysis.verdicts import RunPolicies
+from ctxlab.analysis.wording import RULE, lines
 from ctxlab.report import htmlkit as H
+from ctxlab.report.verdicts import HOW, details
 
 FRONT = {"label": "policy", "counter": "counter", "needed_recall": "needed recall", "needed_low": "low",
          "needed_high": "high", "in_context_recall": "in context", "non_regex_recall": "non-regex",
          "instruction_survival": "instructions kept", "tokens_sent": "tokens sent / session",
          "effective_tokens": "+ refetch", "fact_recall": "regex fact recall", "orphan_rate": "orphaned calls",
-         "overflow_rate": "calls over window", "limit_recall": "hindsight limit", "headroom_closed": "headroom closed",
-         "effective_usd": "$ / session + refetch"}
+         "overflow_rate": "calls over window", "rejected_rate": "rejected calls", "limit_recall": "hindsight limit",
+         "headroom_closed": "headroom closed", "effective_usd": "$ / session + refetch"}
+OTHER_LINES = ("best recall", "cheapest")  # in the table below each window's verdict
 FRONT_KINDS = {"tokens_sent": "int", "effective_tokens": "int", "effective_usd": "float",
                **{c: "pct" for c in ("needed_recall", "needed_low", "needed_high", "in_context_recall",
                                      "non_regex_recall", "instruction_survival", "fact_recall", "orphan_rate",
-                                     "overflow_rate", "limit_recall", "headroom_closed")}}
+                                     "overflow_rate", "rejected_rate", "limit_recall", "headroom_closed")}}
 
 
-def policies_section(results: pd.DataFrame, sessions: pd.DataFrame, reference: str = "o200k_base",
-                     standin: StandinGap | None = None) -> list[str]:
-    """5. Per window of a per-turn run: the front and the recommendation (`ctxlab recommend`), with
-    how kind the offline stand-in of summaries was on recorded compactions (`standin`)."""
+def policies_section(found: RunPolicies | None) -> list[str]:
+    """5. Per dataset and window of a per-turn run: the front and the verdict (`ctxlab recommend`):
+    what to run, the findings it carries (the stand-in gap) and its evidence."""
     out = ["<h3>5. Which policy</h3>"]
-    turns = results[results["mode"] == "per-turn"]
-    if turns.empty or reference not in set(turns["reference"]):
-        return [*out, H.para("No per-turn results: `ctxlab recommend SOURCE --window N` replays sessions call by "
-                             "call and compares every policy.", "muted")]
+    if found is None:
+        return [*out, H.para(f"No per-turn results: {HOW}", "muted")]
     out.append(H.para("Sessions replayed call by call, each call graded by what the agent's recorded next action "
                       "used. Needed recall: the specific strings (paths, identifiers, numbers, flags) of that action "
                       "which only earlier history held, still sent, pooled over the calls (95% interval over "
-                      "sessions; intervals that overlap are a tie, and the cheapest of the tied is recommended); in "
-                      "context: with the line they stood on; non-regex: those ctxlab's fact regexes would not "
-                      f"extract. Tokens sent: the sum over a session's calls, counted with {reference}; + refetch: "
-                      "plus the tokens of the smallest earlier message holding each lost string. Regex fact recall "
-                      "is ctxlab's own extractors, kept for comparison. Orphaned or over-window calls are requests a "
-                      "provider rejects. Definitions and caveats: docs/quality.md."))
+                      f"sessions); in context: with the line they stood on; non-regex: those ctxlab's fact regexes "
+                      f"would not extract. Tokens sent: the sum over a session's calls, counted with "
+                      f"{found.reference}; + refetch: plus the tokens of the smallest earlier message holding each "
+                      "lost string. Regex fact recall is ctxlab's own extractors, kept for comparison. Orphaned, "
+                      f"over-window or failed calls are requests a provider rejects. {RULE}"))
     out.append(H.para(LIMIT_NOTE))
-    if standin is not None:
-        out.append(H.para(f"Summaries written offline (the stand-in): {standin.line()}.",
-                          "warn" if standin.kinder else "note"))
-    model = _first_model(sessions)
-    for window in sorted(int(b) for b in turns["window"].unique()):
-        costs = sessions[(sessions["window"] == window) & (sessions["price_model"] == model)] if model else None
-        front = frontier(turns[turns["window"] == window], reference, costs,
-                         input_price(model) if model else None)
-        front = front.sort_values("needed_recall", ascending=False, ignore_index=True)
-        choice = recommend(front)
-        out.append(f"<h4>Window {window:,} tokens</h4>")
-        if choice is not None:
-            out.append(H.para(f"Recommended: {choice.label} ({choice.counter}). {choice.evidence}", "note"))
+    for policies in found.windows:
+        out += _window(policies, found.model)
+    return out
+
+
+def _window(policies: Policies, model: str | None) -> list[str]:
+    front = policies.front.sort_values("needed_recall", ascending=False, ignore_index=True)
+    v = policies.verdict
+    window = int(front["window"].iloc[0]) if len(front) else 0
+    dataset = f"{v.dataset}, " if v is not None and v.dataset else ""
+    out = [f"<h4>{H.esc(dataset)}window {window:,} tokens</h4>"]
+    if v is not None:
+        shown = [line for line in lines(v) if line.key not in OTHER_LINES]  # what to run and the findings
+        out += [H.para(" ".join(f"{line.key}: {line.text}." for line in shown), "note"), *details(v),
+                H.para(v.evidence)]
+    if v is None or v.needs_compression:
         x, label = (("effective_usd", f"$ per session with prompt caching + refetch ({model})") if model
                     else ("effective_tokens", "tokens sent + refetch per session"))
-        out.append(H.figure(P.png(P.policy_front(front, x=x, xlabel=label, chosen=choice.label if choice else None)),
+        out.append(H.figure(P.png(P.policy_front(front, x=x, xlabel=label, chosen=v.run.label if v else None)),
                             "policy front"))
-        columns = {k: v if k != "effective_usd" else f"$ / session + refetch ({model})" for k, v in FRONT.items()
-                   if k in front}
-        out.append(H.table(front, columns, FRONT_KINDS, left=("label", "counter")))
-    return out
+    columns = {k: h if k != "effective_usd" else f"$ / session + refetch ({model})" for k, h in FRONT.items()
+               if k in front}
+    return [*out, H.details(f"Every policy ({len(front)})", H.table(front, columns, FRONT_KINDS,
+                                                                    left=("label", "counter"), scroll=True),
+                            open_=v is None or v.needs_compression)]
 
 
 def costs_section(sessions: pd.DataFrame, units: pd.DataFrame) -> list[str]:
@@ -79,7 +82,7 @@ def costs_section(sessions: pd.DataFrame, units: pd.DataFrame) -> list[str]:
                    "can differ."),
             H.table(C.cheapest(sessions), {"dataset": "dataset", "price_model": "price model", "label": "cheapest",
                                            "counter": "counter", "window": "window", "cost_usd": "$ / session",
-                                           "tied": "others as cheap", "baseline_cost_usd": "$ without compression",
+                                           "tied": "others tied on cost", "baseline_cost_usd": "$ without compression",
                                            "saving": "saving"},
                     {"window": "int", "cost_usd": "float", "tied": "int", "baseline_cost_usd": "float",
                      "saving": "pct"},
@@ -99,10 +102,6 @@ def costs_section(sessions: pd.DataFrame, units: pd.DataFrame) -> list[str]:
                        f"window {int(one['window'].iloc[0]):,}."),
                 H.figure(P.png(P.session_cost(C.cumulative(one), price_model=model)), "session cost")]
     return out
-
-
-def _first_model(sessions: pd.DataFrame) -> str | None:
-    return sorted(sessions["price_model"].unique())[0] if not sessions.empty else None
 
 
 def _longest_session(units: pd.DataFrame) -> tuple[int, str]:

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 import pyarrow as pa
 
+from ctxlab.analysis.sessions import RECALLS, session_rows
 from ctxlab.cost import input_price
 from ctxlab.errors import CtxlabError
 from ctxlab.registry import parse_spec
@@ -38,18 +39,17 @@ from ctxlab.tune.space import Setting, setting_key
 
 # The tables a setting's measures are read from (the rest of its rows only go to the store).
 _MEASURED = ("result_rows", "result_refs", "result_grounded", "result_costs")
-# Measure name -> (value column, weight column or None for 1) of a session row (`session_frame`).
+# Measure name -> (value column, weight column or None for 1) of a session row
+# (`ctxlab.analysis.sessions.session_rows`: the recalls and the rejected calls are defined there).
 MEASURES = {
-    "needed_recall": ("needed_kept", "needed_total"),
-    "in_context_recall": ("framed_kept", "needed_total"),
-    "non_regex_recall": ("non_regex_kept", "non_regex_total"),
-    "instruction_survival": ("instructions_kept", "instructions_total"),
+    **{name: RECALLS[name] for name in ("needed_recall", "in_context_recall", "non_regex_recall",
+                                        "instruction_survival")},
     "tokens_sent": ("tokens_sent", None),
     "effective_tokens": ("effective_tokens", None),
     "effective_usd": ("effective_usd", None),
     "orphan_rate": ("orphaned", "calls"),
     "overflow_rate": ("overflowed", "calls"),
-    "rejected": ("rejected_calls", "calls"),
+    "rejected": ("rejected", "calls"),
 }
 
 
@@ -239,37 +239,14 @@ def score(results: pd.DataFrame, costs: pd.DataFrame | None, reference: str, inp
     """The samples and the `frontier` row of one setting's rows (one strategy variant)."""
     from ctxlab.analysis.recommend import frontier
 
-    front = frontier(results, reference, costs, input_price)
+    frame = session_rows(results, reference, costs, input_price)
+    front = frontier(results, reference, costs, input_price, sessions=frame)
     if len(front) != 1:
         raise CtxlabError(f"run {run_id}: expected one policy's rows, found {len(front)}")
-    frame = session_frame(results, reference, costs, input_price)
     samples = {name: tuple(Sample(float(v), float(w) if weight else 1.0)
                            for v, w in zip(frame[value], frame[weight] if weight else frame[value], strict=True))
                for name, (value, weight) in MEASURES.items() if value in frame}
     return Scored(samples, front.iloc[0].to_dict(), run_id, seconds)
 
 
-def session_frame(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None,
-                  input_price: float | None) -> pd.DataFrame:
-    """`ctxlab.analysis.recommend.session_rows` with what the tuner's measures add per session:
-    non-regex counts, effective tokens, rejected calls and (priced) dollars plus refetch."""
-    from ctxlab.analysis.recommend import session_rows
-    from ctxlab.analysis.tables import CONVERSATION
-
-    sessions = session_rows(results, reference)
-    frame = sessions.assign(non_regex_kept=sessions["needed_kept"] - sessions["regex_kept"],
-                            non_regex_total=sessions["needed_total"] - sessions["regex_total"],
-                            effective_tokens=sessions["tokens_sent"] + sessions["refetch_tokens"],
-                            rejected_calls=sessions["orphaned"] + sessions["overflowed"])
-    if costs is None:
-        return frame
-    dollars = costs.groupby(list(CONVERSATION), observed=True)["cost_usd"].sum().rename("cost_usd").reset_index()
-    frame = frame.merge(dollars, on=list(CONVERSATION), how="left")
-    # A session whose every compression failed has no priced call: it is billed nothing.
-    frame["cost_usd"] = frame["cost_usd"].fillna(0.0)
-    frame["effective_usd"] = frame["cost_usd"] + frame["refetch_tokens"] * (input_price or 0.0)
-    return frame
-
-
-__all__ = ["MEASURES", "Evaluator", "Pending", "Scored", "read_run", "run_id_of", "score", "session_frame",
-           "spec_text", "work_spec"]
+__all__ = ["MEASURES", "Evaluator", "Pending", "Scored", "read_run", "run_id_of", "score", "spec_text", "work_spec"]

@@ -28,10 +28,19 @@ def evidence(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, tied: S
         parts.append(f"Tied with {lead} (zero inside the interval of the difference in quality): {named}{more}; "
                      "this is the cheapest of the tied.")
     if goal.rejected is not None and e.measures[goal.rejected].mean > 0:
-        parts.append("Every setting had rejected calls; this one the fewest "
-                     f"({number(e.measures[goal.rejected].mean, goal.rejected)}).")
+        parts.append(_rejected(evaluations, goal.rejected, chosen))
     parts.append(_versus_default(evaluations, goal, chosen, default))
     return " ".join(p for p in parts if p)
+
+
+def _rejected(evaluations: Sequence[Evaluation], measure: str, chosen: int) -> str:
+    """Every setting had rejected calls: the fewest share, and the pick's when it only ties with it."""
+    fewest = min(m for e in evaluations if (m := e.measures[measure].mean) == m)  # NaN: not measured
+    mine = evaluations[chosen].measures[measure].mean
+    if mine <= fewest:
+        return f"Every setting had rejected calls; this one the fewest ({number(mine, measure)})."
+    return (f"Every setting had rejected calls; the fewest {number(fewest, measure)}, and this one's "
+            f"{number(mine, measure)} ties with that (zero inside the interval of the difference).")
 
 
 def _default_mark(row: int, default: int | None) -> str:
@@ -44,13 +53,25 @@ def _versus_default(evaluations: Sequence[Evaluation], goal: Goal, chosen: int, 
         return ""
     if default == chosen:
         return "It is the agent's default."
-    d, e = evaluations[default], evaluations[chosen]
-    qd, qe = d.measures[goal.quality], e.measures[goal.quality]
-    verdict = ("a tie on quality" if tied(e, d, goal.quality) else "the pick keeps more" if qe.mean > qd.mean
+    d = evaluations[default]
+    return (f"The agent's default ({describe(d)}) keeps {interval(d.measures[goal.quality], goal.quality)} at "
+            f"{number(d.measures[goal.cost].mean, goal.cost)}: {versus(evaluations[chosen], d, goal)}.")
+
+
+def versus(pick: Evaluation, default: Evaluation, goal: Goal) -> str:
+    """The pick against the agent's default in a clause: a tie on quality or who keeps more (by the
+    one rule), what the pick costs by comparison, and the calls a provider would reject when the
+    default has more of them (its recall then counts calls that never get an answer)."""
+    qd, qe = default.measures[goal.quality], pick.measures[goal.quality]
+    verdict = ("a tie on quality" if tied(pick, default, goal.quality) else "the pick keeps more" if qe.mean > qd.mean
                else "the default keeps more")
-    cost = _change(e.measures[goal.cost].mean, d.measures[goal.cost].mean, goal.cost)
-    return (f"The agent's default ({describe(d)}) keeps {interval(qd, goal.quality)} at "
-            f"{number(d.measures[goal.cost].mean, goal.cost)}: {verdict}, and the pick costs {cost}.")
+    text = f"{verdict}, and the pick costs {_change(pick.measures[goal.cost].mean, default.measures[goal.cost].mean, goal.cost)}"
+    if goal.rejected is not None:
+        rd, re = default.measures[goal.rejected].mean, pick.measures[goal.rejected].mean
+        if rd > re:
+            text += (f"; a provider would reject {number(rd, goal.rejected)} of the default's calls, "
+                     f"{number(re, goal.rejected)} of the pick's")
+    return text
 
 
 def _change(new: float, old: float, measure: str = "") -> str:
@@ -103,4 +124,4 @@ def number(x: float, measure: str = "") -> str:
     return f"{x:,.3f}" if abs(x) < 10 else f"{x:,.0f}"
 
 
-__all__ = ["describe", "evidence", "interval", "number", "written"]
+__all__ = ["describe", "evidence", "interval", "number", "versus", "written"]

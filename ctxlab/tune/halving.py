@@ -93,7 +93,10 @@ def survivors(evaluations: Sequence[Evaluation], goal: Goal, keep: int) -> list[
 
 
 def _overlapping(a: Evaluation, b: Evaluation, measure: str) -> bool:
-    return a.measures[measure].overlaps(b.measures[measure])
+    """Whether the 95% intervals overlap: a guard against pruning on a sample, not a tie (a tie is
+    `ctxlab.analysis.ties`' paired rule, which the final pick uses)."""
+    x, y = a.measures[measure], b.measures[measure]
+    return bool(x.low <= y.high and y.low <= x.high)
 
 
 def halving(candidates: Sequence[Setting], objective: PartialObjective, order: Sequence[int], calls: Sequence[int],

@@ -6,12 +6,10 @@ tokens sent). `Measure` is their pooled mean with a 95% percentile bootstrap int
 sessions (`ctxlab.analysis.tables.bootstrap_mean_ci`, seeded: the same samples give the same
 interval). One session gives a point interval.
 
-Two settings evaluated on the same sessions are compared *paired* (`compare`): the interval is
-that of the difference of their pooled means, resampling sessions together, so a difference that
-every session shows is not lost in how much the sessions differ from each other (on real logs the
-sessions' costs span three orders of magnitude, and unpaired intervals of every setting overlap).
-Zero inside that interval is a tie. Without samples (or on different sessions) the measures'
-own intervals are compared: overlapping intervals tie.
+Two settings evaluated on the same sessions are compared by ctxlab's one rule for a tie
+(`ctxlab.analysis.ties`): the paired 95% interval over sessions of the difference of their pooled
+means; zero inside it is a tie. `ctxlab recommend`, the demo's verdict and the report use the same
+function, so they name the same pick and the same ties on the same sessions.
 """
 
 from __future__ import annotations
@@ -22,6 +20,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ctxlab.analysis.tables import bootstrap_mean_ci
+from ctxlab.analysis.ties import Difference, Ratio, difference
+from ctxlab.errors import CtxlabError
 from ctxlab.tune.space import Setting
 
 
@@ -47,9 +47,6 @@ class Measure(NamedTuple):
         mean, low, high = bootstrap_mean_ci(sums, weights)
         return cls(float(mean), float(low), float(high), len(samples))
 
-    def overlaps(self, other: Measure) -> bool:
-        return bool(self.low <= other.high and other.low <= self.high)
-
 
 class Goal(NamedTuple):
     """The measures to maximize (`quality`) and minimize (`cost`), and optionally the share of
@@ -70,51 +67,40 @@ class Evaluation(NamedTuple):
     samples: Mapping[str, Sequence[Sample]] | None = None
 
 
-_N_BOOT = 1000
-_MAX_SESSIONS = 4000  # above this, a normal approximation of the per-session differences
-_INDICES: dict[int, np.ndarray] = {}
+def ratio(evaluation: Evaluation, measure: str) -> Ratio:
+    """The per-session samples of `measure` as a `ctxlab.analysis.ties.Ratio`.
+
+    Raises:
+        CtxlabError: an evaluation without samples (the paired rule needs them).
+    """
+    samples = evaluation.samples.get(measure) if evaluation.samples is not None else None
+    if samples is None:
+        raise CtxlabError(f"{evaluation.setting.key}: no per-session samples of {measure} to compare paired")
+    return Ratio.of([s.value for s in samples], [s.weight for s in samples])
 
 
-def compare(a: Evaluation, b: Evaluation, measure: str) -> tuple[float, float, float]:
-    """`a` minus `b` on `measure`: the difference of the means and its 95% interval, paired over
-    sessions when both carry samples of the same sessions (see the module docstring), else the
-    widest difference the two intervals allow (``a.low - b.high`` .. ``a.high - b.low``)."""
-    ma, mb = a.measures[measure], b.measures[measure]
-    sa, sb = (e.samples.get(measure) if e.samples is not None else None for e in (a, b))
-    if sa is None or sb is None or len(sa) != len(sb) or len(sa) < 2:
-        return ma.mean - mb.mean, ma.low - mb.high, ma.high - mb.low
-    av, aw, bv, bw = (np.array([getattr(x, f) for x in side], float) for side in (sa, sb) for f in ("value", "weight"))
-    k = len(av)
-    if k > _MAX_SESSIONS:
-        diff = av / np.maximum(aw, 1e-12) - bv / np.maximum(bw, 1e-12)
-        half = 1.96 * diff.std(ddof=1) / np.sqrt(k)
-        return ma.mean - mb.mean, ma.mean - mb.mean - half, ma.mean - mb.mean + half
-    idx = _indices(k)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        boot = av[idx].sum(axis=1) / aw[idx].sum(axis=1) - bv[idx].sum(axis=1) / bw[idx].sum(axis=1)
-    boot = boot[np.isfinite(boot)]
-    if not len(boot):
-        return ma.mean - mb.mean, np.nan, np.nan
-    low, high = np.quantile(boot, [0.025, 0.975])
-    return ma.mean - mb.mean, float(low), float(high)
+def compare(a: Evaluation, b: Evaluation, measure: str) -> Difference:
+    """`a` minus `b` on `measure`: the difference of the means and its paired 95% interval over
+    sessions (`ctxlab.analysis.ties.difference`).
 
-
-def _indices(k: int) -> np.ndarray:
-    """The resampled session indices for `k` sessions (seeded, shared by every comparison)."""
-    if k not in _INDICES:
-        _INDICES[k] = np.random.default_rng(0).integers(0, k, size=(_N_BOOT, k))
-    return _INDICES[k]
+    Raises:
+        CtxlabError: evaluations without samples, or of different numbers of sessions.
+    """
+    ra, rb = ratio(a, measure), ratio(b, measure)
+    if len(ra.value) != len(rb.value):
+        raise CtxlabError(f"{a.setting.key} and {b.setting.key} were evaluated on different sessions "
+                          f"({len(ra.value)} and {len(rb.value)})")
+    return difference(ra, rb)
 
 
 def tied(a: Evaluation, b: Evaluation, measure: str) -> bool:
-    """Whether `a` and `b` tie on `measure` (zero inside the interval of their difference)."""
-    _, low, high = compare(a, b, measure)
-    return not (low > 0 or high < 0)
+    """Whether `a` and `b` tie on `measure` (zero inside the paired interval of their difference)."""
+    return compare(a, b, measure).tie
 
 
 def higher(a: Evaluation, b: Evaluation, measure: str) -> bool:
     """Whether `a` is clearly higher than `b` on `measure` (the whole interval of a - b above zero)."""
-    return compare(a, b, measure)[1] > 0
+    return compare(a, b, measure).low > 0
 
 
-__all__ = ["Evaluation", "Goal", "Measure", "Sample", "compare", "higher", "tied"]
+__all__ = ["Evaluation", "Goal", "Measure", "Sample", "compare", "higher", "ratio", "tied"]

@@ -1,12 +1,13 @@
 """The Pareto front of evaluated settings, and the pick with its evidence.
 
-Measures are means with intervals over sessions (`ctxlab.tune.measures`). Ties follow the
-grounded-measures issue: two settings are tied on a measure when the interval of their difference
-holds zero (`ctxlab.tune.measures.compare`: paired over the sessions both were evaluated on; for
-evaluations without samples, when their intervals overlap). A setting is dominated when another
-is no worse on quality and cost (tied or better) and clearly better on one; the front is
-every setting nothing dominates (a setting without a quality or a cost is left out). The pick: among settings with no rejected call (or, if none, the
-fewest), the best quality and every setting tied with it; of those, the cheapest.
+Measures are means with intervals over sessions (`ctxlab.tune.measures`). Two settings are tied on
+a measure by ctxlab's one rule (`ctxlab.analysis.ties`): zero inside the paired interval over
+sessions of their difference. A setting is dominated when another is no worse on quality and cost
+(tied or better) and clearly better on one; the front is every setting nothing dominates (a
+setting without a quality or a cost is left out). The pick is `ctxlab.analysis.ties.choose`, the
+function `ctxlab recommend` picks with: among settings with no rejected call (or, if every setting
+has some, those tied with the fewest), the best quality and every setting tied with it; of those,
+the cheapest.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ctxlab.analysis.ties import Ratio, choose, contest
 from ctxlab.tune.evidence import evidence
-from ctxlab.tune.measures import Evaluation, Goal, higher, tied
+from ctxlab.tune.measures import Evaluation, Goal, higher, ratio, tied
 
 
 class FrontPoint(NamedTuple):
@@ -64,25 +66,36 @@ def pick(evaluations: Sequence[Evaluation], goal: Goal, default: int | None = No
         goal: the measures.
         default: the index of the agent's default setting, compared in the evidence.
     """
-    level = contenders(evaluations, goal)
-    if not level:
+    chosen = choose([_ratio(e, goal, goal.quality) for e in evaluations],
+                    [e.measures[goal.cost].mean for e in evaluations],
+                    [_ratio(e, goal, goal.rejected) for e in evaluations])
+    if chosen is None:
         return None
-    best = level[0]
-    chosen = min(level, key=lambda i: (evaluations[i].measures[goal.cost].mean,
-                                       -evaluations[i].measures[goal.quality].mean, i))
-    others = tuple(i for i in level if i != chosen)
-    return Pick(chosen, others, evidence(evaluations, goal, chosen, others, best, default))
+    others = tuple(i for i in chosen.level if i != chosen.run)
+    return Pick(chosen.run, others, evidence(evaluations, goal, chosen.run, others, chosen.best, default))
+
+
+def _ratio(e: Evaluation, goal: Goal, measure: str | None) -> Ratio:
+    """A measure's per-session samples; a setting without a quality (no needed string) reads as NaN,
+    and every setting as no rejected call when the goal counts none."""
+    if measure is None:
+        return Ratio.of([0.0])
+    return ratio(e, measure) if _scored(e, goal) else Ratio.of([np.nan], [1.0])
 
 
 def contenders(evaluations: Sequence[Evaluation], goal: Goal,
                same: Callable[[Evaluation, Evaluation, str], bool] = tied) -> list[int]:
-    """The settings the pick chooses among: the best quality (first) and every setting `same` as it
-    on quality (paired tie by default), among those with the fewest rejected calls; empty without a
-    scored setting."""
-    pool = _pool(evaluations, goal)
-    if not pool:
+    """The settings the pick chooses among (`ctxlab.analysis.ties.contest`): the best quality
+    (first) and every one `same` as it on quality, among those that compete on rejected calls by
+    the same test (the paired tie by default, as `pick`; `ctxlab.tune.halving` passes a wider
+    one); empty without a scored setting."""
+    rejected = [e.measures[goal.rejected].mean if goal.rejected else 0.0 for e in evaluations]
+    found = contest([e.measures[goal.quality].mean for e in evaluations],
+                    [e.measures[goal.cost].mean for e in evaluations], rejected,
+                    lambda i, j: goal.rejected is not None and same(evaluations[i], evaluations[j], goal.rejected))
+    if found is None:
         return []
-    best = max(pool, key=lambda i: (evaluations[i].measures[goal.quality].mean, -i))
+    pool, best = found
     return [best, *(i for i in pool if i != best and same(evaluations[i], evaluations[best], goal.quality))]
 
 
@@ -90,15 +103,6 @@ def _scored(e: Evaluation, goal: Goal) -> bool:
     """Whether a setting has a quality and a cost to compare (a session set without any needed
     string has no quality)."""
     return not (np.isnan(e.measures[goal.quality].mean) or np.isnan(e.measures[goal.cost].mean))
-
-
-def _pool(evaluations: Sequence[Evaluation], goal: Goal) -> list[int]:
-    scored = [i for i, e in enumerate(evaluations) if _scored(e, goal)]
-    if goal.rejected is None or not scored:
-        return scored
-    rejected = {i: evaluations[i].measures[goal.rejected].mean for i in scored}
-    fewest = min(rejected.values())
-    return [i for i in scored if rejected[i] == fewest]
 
 
 __all__ = ["FrontPoint", "Pick", "contenders", "dominates", "front", "pick"]

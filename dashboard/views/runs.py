@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from ctxlab.report import html_report as report
+from ctxlab.report import run_spec as report
 from dashboard import data, ui
 
 st.title("Runs")
@@ -34,9 +34,12 @@ with left:
     st.dataframe(pd.DataFrame(sorted((info.get("fingerprints") or {}).items()), columns=["dataset", "fingerprint"]),
                  hide_index=True, width="stretch")
 with right:
-    st.markdown("**Strategies** (the full spec rebuilds each exactly)")
+    st.markdown("**Strategies** (spec: the parameters that differ from the strategy's defaults; the full spec "
+                "rebuilds each exactly)")
     variants = data.variants(db, run_id)
-    st.dataframe(variants.assign(spec=variants["params"].map(report.spec_text))[["label", "counter", "spec"]],
+    st.dataframe(variants.assign(spec=variants["params"].map(report.short_spec),
+                                 full_spec=variants["params"].map(report.spec_text))[["label", "counter", "spec",
+                                                                                      "full_spec"]],
                  hide_index=True, width="stretch")
     st.markdown("**Versions**")
     st.dataframe(pd.DataFrame(sorted((info.get("versions") or {}).items()), columns=["package", "version"]),

@@ -84,13 +84,14 @@ cells[2].metric("instructions kept", f"{now['instruction_survival']:.1%}" if now
 cost_text = (lambda v: f"${v:,.4f}") if price_model else (lambda v: f"{v:,.0f}")
 cells[3].metric("$ / session + refetch" if price_model else "tokens + refetch / session", cost_text(now[x]),
                 f"{(now[x] - base[x]) / base[x]:+.1%}" if base[x] else None, delta_color="inverse")
-cells[4].metric("rejected calls", f"{now['orphan_rate'] + now['overflow_rate']:.1%}",
-                help="calls a provider would reject: an orphaned tool call or result, or a prompt over the window")
+cells[4].metric("rejected calls", f"{now['rejected_rate']:.1%}",
+                help="calls a provider would reject: an orphaned tool call or result, a prompt over the window, or "
+                     "a failed compression (docs/quality.md)")
 for who, row in (("The agent's default", base), ("This setting", now))[:1 if current.setting.key == default.setting.key
                                                                          else 2]:
-    if row["orphan_rate"] + row["overflow_rate"] > 0:
-        st.warning(f"{who} has {row['orphan_rate'] + row['overflow_rate']:.1%} of its calls rejected at {window:,} "
-                   "tokens (over the window or orphaned): a provider refuses them, so its recall is not what the "
+    if row["rejected_rate"] > 0:
+        st.warning(f"{who} has {row['rejected_rate']:.1%} of its calls rejected at {window:,} "
+                   "tokens (over the window, orphaned or failed): a provider refuses them, so its recall is not what the "
                    "agent would get.")
 st.caption("the agent's default" if current.setting.key == default.setting.key
            else f"setting: {ui.md(current.label)}")
@@ -137,9 +138,9 @@ for snippet in current.snippets:
     st.caption(f"{ui.md(snippet.title)} (names from {ui.md(snippet.source)})")
     st.code(snippet.text, language=LANGUAGES.get(snippet.kind, "text"))
 COLUMNS = ("evaluation", "label", "needed_recall", "needed_low", "needed_high", "in_context_recall",
-           "instruction_survival", "tokens_sent", x, "orphan_rate", "overflow_rate", "on_front")
-PERCENT = ["needed_recall", "needed_low", "needed_high", "in_context_recall", "instruction_survival", "orphan_rate",
-           "overflow_rate"]
+           "instruction_survival", "tokens_sent", x, "rejected_rate", "orphan_rate", "overflow_rate", "on_front")
+PERCENT = ["needed_recall", "needed_low", "needed_high", "in_context_recall", "instruction_survival", "rejected_rate",
+           "orphan_rate", "overflow_rate"]
 beside = L.beside(default, current).round({"tokens_sent": 0, "effective_tokens": 0, "effective_usd": 4})
 st.dataframe(beside[[c for c in ("setting", *COLUMNS) if c in beside]], hide_index=True, width="stretch",
              column_config=ui.percent_columns(beside, PERCENT))

@@ -150,12 +150,15 @@ def test_strategies_lists_parameters_and_defaults():
 
 
 def test_generate_writes_jsonl(tmp_path):
-    pytest.importorskip("ctxlab.datasets.synth")
     out = tmp_path / "gen" / "mixed.jsonl"
     result = invoke("generate", "--kind", "chat", "--n", "3", "--seed", "7", "--out", out)
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert len(records) == 3 and all("messages" in r for r in records)
+    assert len(records) == 3 and len({r["id"] for r in records}) == 3
+    for record in records:  # chats: users and assistants taking turns, no tools, ground-truth facts
+        roles = [m["role"] for m in record["messages"] if m["role"] != "system"]
+        assert roles[0] == "user" and {"user", "assistant"} == set(roles), roles
+        assert not any(m.get("tool_calls") for m in record["messages"]) and record["meta"]["facts"]
     again = tmp_path / "again.jsonl"
     invoke("generate", "--kind", "chat", "--n", "3", "--seed", "7", "--out", again)
     assert again.read_bytes() == out.read_bytes()

@@ -4,6 +4,7 @@ errors are one line."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -309,10 +310,33 @@ def test_logs_check_on_the_real_logs_accounts_for_every_file():
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert f"Agent logs in {reallogs}: what ctxlab imports from each file" in text
-    files = [p for p in reallogs.rglob("*") if p.is_file() and p.name != "README.md"]
-    for path in files:  # every file is a row, or counted among the types no reader takes
-        rel = path.relative_to(reallogs).as_posix()
-        assert rel[:20] in result.output or f" {path.suffix}" in text.split("Not read")[-1], rel
+    files = {p.relative_to(reallogs).as_posix() for p in reallogs.rglob("*") if p.is_file()}
+    rows = file_rows(result.output)
+    assert len(rows) == len(set(rows)), rows  # each file once
+    # every file is a row (nested subagent and compaction logs included), or counted among the types
+    # no reader takes, and nothing else is
+    assert set(rows) <= files, set(rows) - files
+    unread = Counter(Path(name).suffix for name in files - set(rows))
+    line = next(x for x in result.output.splitlines() if x.startswith("Not read"))
+    assert line == "Not read (no reader for these types): " + ", ".join(
+        f"{n} {suffix}" for suffix, n in sorted(unread.items())), (line, files - set(rows))
+    assert {"claude_code/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-acompact-e1f845.jsonl",
+            "claude_code/fa812bfe-b295-4cca-9c2f-fdf01028cb46/subagents/agent-a93ccab.jsonl"} <= set(rows)
+
+
+def file_rows(output: str) -> list[str]:
+    """The first column of `logs check`'s table, each cell joined back across the lines it wraps
+    over (a row starts where the format column is not empty)."""
+    rows: list[str] = []
+    for line in output.splitlines():
+        cells = line.split("│")
+        if len(cells) < 4 or cells[1].strip() == "file":
+            continue
+        if cells[2].strip():
+            rows.append(cells[1].strip())
+        elif cells[1].strip():
+            rows[-1] += cells[1].strip()
+    return rows
 
 
 # ---- ctxlab logs find and --from: sessions from the agents' default folders ----

@@ -7,7 +7,9 @@ from typer.testing import CliRunner
 from ctxlab import store
 from ctxlab.analysis import frames
 from ctxlab.analysis.dominance import ANCHORS, dominance
-from ctxlab.analysis.recommend import frontier, recommend, session_rows
+from ctxlab.analysis.recommend import frontier, policies
+from ctxlab.analysis.sessions import unit_rows
+from ctxlab.analysis.wording import lines
 from ctxlab.cli import app
 
 
@@ -17,15 +19,18 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
         "recommend", "sample:agent_sessions", "--window", "6000", "--limit", "3", "--workers", "0", "--db", db,
         "--strategy", "noop", "--strategy", "window_guard", "--strategy", "compaction"], env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
-    assert "Needed recall" in result.output and "recommended:" in result.output
+    assert "Needed recall" in result.output and "run:" in result.output
     header = next(line for line in result.output.splitlines() if "policy" in line and "counter" in line)
     assert header.index("needed recall") < header.index("regex fact recall")  # the grounded measure first
     with store.reading(db) as con:
         run = store.resolve_run(con, None)
-        front = frontier(frames.results(con, run, mode="per-turn"), "o200k_base")
-    # The printed choice is the library's, on the stored run; noop is never recommended.
-    choice = recommend(front)
-    assert choice is not None and choice.label != "noop" and f"recommended: {choice.label}" in result.output
+        found = policies(frames.results(con, run, mode="per-turn"), "o200k_base")
+    # The printed verdict is the library's, on the stored run, in the words every face uses; noop is never run.
+    front, choice = found.front, found.verdict
+    assert choice is not None and choice.run.label != "noop"
+    text = " ".join(result.output.split())
+    assert all(" ".join(f"{line.key}: {line.text}".split()) in text for line in lines(choice))
+    assert " ".join(choice.evidence.split()) in text
     assert set(front["label"]) == {"noop", "window_guard", "compaction"} and front["sessions"].eq(3).all()
     noop = front.set_index("label").loc["noop"]
     assert noop["needed_recall"] == 1.0 and noop["overflow_rate"] > 0  # it keeps everything and overflows
@@ -41,7 +46,7 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
     assert ("the hindsight limit is every needed string" if binding.empty else "The hindsight limit binds") in printed
     # No compaction in the bundled sessions: the verdict carries the one measured on the shared logs.
     text = " ".join(result.output.split())
-    assert "Summaries written offline (the stand-in): 2 recorded compactions (the shared real logs, shipped)" in text
+    assert "stand-in gap: summaries written offline: 2 recorded compactions (the shared real logs, shipped)" in text
 
 
 def test_recommend_on_logs_with_compactions_carries_their_own_figure(tmp_path):
@@ -54,7 +59,8 @@ def test_recommend_on_logs_with_compactions_carries_their_own_figure(tmp_path):
                                 env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    assert "1 recorded compaction (your logs): stand-in 24%, agents' own summaries 36%" in text
+    assert "stand-in gap: summaries written offline: 1 recorded compaction (your logs): stand-in 24%, agents' own " \
+        "summaries 36%" in text
     with store.reading(db) as con:
         from ctxlab.store.compaction_grades import compaction_grades
         assert list(compaction_grades(con)["candidate"]) == ["agent", "claude_code"]
@@ -76,13 +82,14 @@ def test_vs_anchors_prints_each_anchors_verdict_difference_and_sessions_won_tied
         result.output
     with store.reading(db) as con:
         results = frames.results(con, store.resolve_run(con, None), mode="per-turn")
-    table = dominance(frontier(results, "o200k_base"), sessions=session_rows(results, "o200k_base"),
-                      y="in_context_recall")
+    table = dominance(frontier(results, "o200k_base"), unit_rows(results, "o200k_base"), y="in_context_recall")
     assert set(table["anchor"]) == set(ANCHORS)
-    lines = {line.split()[0]: line for line in result.output.splitlines() if line.split()[:1] != []}
+    printed = {line.split()[0]: line for line in result.output.splitlines() if line.split()[:1] != []}
     for row in table.itertuples():
         tally = f"{row.sessions_won}/{row.sessions_tied}/{row.sessions_lost}"
         if row.verdict == "out of range":
-            assert f"out of range {tally}" in lines[row.anchor]
-        else:  # the verdict, recommended's recall minus the anchor's in points, the sessions
-            assert f"{row.verdict} {100 * (row.candidate_recall - row.anchor_recall):+.1f} pt {tally}" in lines[row.anchor]
+            assert f"out of range - {tally}" in printed[row.anchor]
+        else:  # the verdict, recommended's recall minus the anchor's in points with its paired interval, the sessions
+            difference = (f"{100 * row.difference:+.1f} pt [{100 * row.difference_low:+.1f}, "
+                          f"{100 * row.difference_high:+.1f}]")
+            assert f"{row.verdict} {difference} {tally}" in printed[row.anchor]

@@ -11,12 +11,19 @@ from ctxlab.strategies import STRATEGIES, list_strategies, strategy_params
 @pytest.mark.parametrize("name", list_strategies())
 def test_source_names_name_parameters_the_table_shows(name: str):
     """A group naming a parameter the strategy does not have would vanish from the docs silently;
-    a preset's unchanged parameter its source names (a knob its users set) is shown."""
+    a preset's unchanged parameter its source names (a knob its users set) is shown, in the row of
+    its group beside the source's names. A strategy without source names gets no empty column."""
     params = strategy_params(name)
     table = strategy_table(name)
-    for group, _ in STRATEGIES.get(name).source_names:
-        assert all(p.strip() in params for p in group.split(",")), (name, group)
-        assert all(f"`{p.strip()}`" in table for p in group.split(",")), (name, group)
+    header, _, *rows = table.splitlines()
+    groups = STRATEGIES.get(name).source_names
+    assert ("| source |" in header) == any(names for _, names in groups), (name, header)
+    for group, names in groups:
+        keys = [p.strip() for p in group.split(",")]
+        assert all(p in params for p in keys), (name, group)
+        row = [r for r in rows if r.startswith("| " + ", ".join(f"`{p}`" for p in keys) + " |")]
+        cell = " ".join(names.split()).replace("|", "\\|")  # as a markdown cell writes them
+        assert len(row) == 1 and cell in row[0], (name, group)
 
 
 @pytest.mark.parametrize("name", list_strategies())

@@ -29,15 +29,17 @@ def test_replay_runs_compare_and_sql(tmp_path, source):
             "--name", "small")
     assert a.exit_code == 0, a.output
     assert "small" in a.output and "window_guard" in a.output and "fit o200k" in a.output
-    b = run("replay", source, "--db", db, "--strategy", "window_guard", "--window", "700", "--workers", "0",
-            "--counter", "seed", "--reference", "o200k_base", "--reference", "cl100k_base", "--name", "seeded")
+    longer = write_jsonl(tmp_path / "long.jsonl", [agent_record(i, rounds=6) for i in range(3)])  # deltas not 0
+    b = run("replay", longer, "--db", db, "--strategy", "window_guard", "--window", "700", "--workers", "0",
+            "--counter", "seed", "--counter", "o200k_base", "--reference", "o200k_base", "--reference", "cl100k_base",
+            "--name", "seeded")
     assert b.exit_code == 0, b.output
     assert "chars3" in b.output and "fit cl100k" in b.output
     runs = run("runs", "--db", db)
     assert runs.exit_code == 0 and "small" in runs.output and "seeded" in runs.output
     cmp = run("compare", "small", "seeded", "--db", db)
     assert cmp.exit_code == 0, cmp.output
-    assert "kept A" in cmp.output or "retained A" in cmp.output
+    assert compare_rows(cmp.output) == expected_compare(db, "small", "seeded")
     q = run("sql", "SELECT counter, count(*) AS n FROM results GROUP BY counter ORDER BY counter", "--db", db)
     assert q.exit_code == 0 and "chars3" in q.output
     bad = run("sql", "SELECT nope FROM results", "--db", db)
@@ -46,6 +48,41 @@ def test_replay_runs_compare_and_sql(tmp_path, source):
     assert bare.exit_code == 1 and 'write "window" or qualify it, r.window' in bare.output
     for ok in ('SELECT "window", count(*) AS n FROM results GROUP BY ALL', "SELECT r.window FROM results r"):
         assert run("sql", ok, "--db", db).exit_code == 0, ok
+
+
+def compare_rows(output: str) -> dict[tuple[str, str], list[str]]:
+    """The rows `ctxlab compare` printed: (strategy, counter) -> window, mode and the nine values."""
+    head = next(i for i, line in enumerate(output.splitlines()) if line.split()[:2] == ["strategy", "counter"])
+    assert output.splitlines()[head].split() == ["strategy", "counter", "window", "mode", "retained", "A", "retained",
+                                                 "B", "delta", "fits", "A", "fits", "B", "delta", "recall", "A",
+                                                 "recall", "B", "delta"]
+    rows = [line.split() for line in output.splitlines()[head + 1:] if line.strip() and not set(line.strip()) <= {"─"}]
+    return {(r[0], r[1]): r[2:] for r in rows}
+
+
+def expected_compare(db: str, a: str, b: str) -> dict[tuple[str, str], list[str]]:
+    """What `ctxlab compare` should print, computed from the `results` view in pandas: per variant of
+    either run, mean retained ratio, believed fit and regex fact recall, A, B and B - A."""
+    from ctxlab.analysis import frames
+    from ctxlab.analysis.tables import per_unit
+
+    with store.reading(db) as con:
+        means = [per_unit(frames.results(con, store.resolve_run(con, r))).assign(fits=lambda d: d["fits"].astype(float))
+                 .groupby(["label", "counter", "window", "mode"])[["retained_ratio", "fits", "fact_recall"]].mean()
+                 for r in (a, b)]
+    out = {}
+    for key in sorted(set(means[0].index) | set(means[1].index)):
+        sides = [m.loc[key] if key in m.index else None for m in means]
+        cells = []
+        for metric in ("retained_ratio", "fits", "fact_recall"):
+            va, vb = (None if s is None else float(s[metric]) for s in sides)
+            cells += [_cell(va), _cell(vb), _cell(None if va is None or vb is None else vb - va)]
+        out[(key[0], key[1])] = [str(key[2]), key[3], *cells]
+    return out
+
+
+def _cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def test_replay_errors_are_one_line(tmp_path, source):
@@ -62,7 +99,7 @@ def test_replay_errors_are_one_line(tmp_path, source):
 
 
 def test_demo_on_a_limited_input(tmp_path, monkeypatch):
-    from ctxlab.cli.demo import verdict_lines
+    from ctxlab.analysis.wording import lines
     from ctxlab.demo import verdicts
 
     monkeypatch.chdir(tmp_path)
@@ -85,6 +122,6 @@ def test_demo_on_a_limited_input(tmp_path, monkeypatch):
     assert result.output.index("Verdict") > result.output.index("Token estimators")
     found = verdicts(db, turns, reference="o200k_base", price_model="claude-sonnet-4-5")
     text = " ".join(ending.split())
-    assert found and all(" ".join(line.split()) in text for v in found for line in verdict_lines(v))
-    assert "ctxlab tune sample:agent_sessions --policy codex --window 8000" in ending
-    assert "model_auto_compact_token_limit = " in ending and "The full tables:" in ending
+    assert found and all(" ".join(f"{line.key}: {line.text}".split()) in text for v in found for line in lines(v))
+    assert "ctxlab tune sample:agent_sessions --policy pi --window 8000" in ending
+    assert '"keepRecentTokens": ' in ending and "The full tables:" in ending

@@ -181,22 +181,26 @@ def test_cli_dashboard_starts_streamlit_headless_on_localhost(demo_db: Path, tmp
     assert missing.exit_code == 1 and "no ctxlab database" in missing.output and len(calls) == 1
 
 
-def test_policy_page_shows_the_front_and_the_recommendation(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
+def test_policy_page_shows_the_front_and_the_verdict(demo_db: Path, monkeypatch: pytest.MonkeyPatch):
     from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import frontier, recommend
+    from ctxlab.analysis.recommend import policies
+    from ctxlab.analysis.wording import heading, lines
 
     at = open_app(monkeypatch, demo_db, "policies")
     no_errors(at)
     window = at.select_slider(key="policy_window").value
     with store.reading(demo_db) as con:
         results = frames.results(con, store.resolve_run(con, None))
-    expected = recommend(frontier(results[results["window"] == window], "o200k_base"))
-    assert expected is not None and f"Recommended: {expected.label}" in at.success[0].value.replace("\\", "")
+    expected = policies(results[results["window"] == window], "o200k_base").verdict
+    shown_verdict = at.success[0].value.replace("\\", "")
+    assert expected is not None and heading(expected) in shown_verdict  # the words every face uses
+    assert all(f"**{line.key}**: {line.text}" in shown_verdict for line in lines(expected))
     shown = at.dataframe[0].value
     assert set(shown["label"]) == set(results[results["mode"] == "per-turn"]["label"])
     assert list(shown.columns[2:5]) == ["needed_recall", "needed_low", "needed_high"]  # the grounded measure first
     assert "regex_fact_recall" in shown and shown["needed_recall"].is_monotonic_decreasing
-    assert any("Summaries written offline (the stand-in): 2 recorded compactions" in c.value for c in at.caption)
+    # the stand-in gap rides in the verdict, in the words every face uses
+    assert "**stand-in gap**: summaries written offline: 2 recorded compactions" in shown_verdict
     smallest = min(at.select_slider(key="policy_window").options, key=int)
     at.select_slider(key="policy_window").set_value(int(smallest)).run()
     no_errors(at)

@@ -43,7 +43,7 @@ def test_moving_a_knob_re_runs_the_policy_and_shows_the_packages_numbers(demo_db
     shown = at.dataframe[0].value
     assert list(shown["setting"]) == ["the agent's default", "current"]
     # pi's default keeps 20,000 recent tokens: at an 8k window it cannot compact, and the page says so.
-    rejected = shown["orphan_rate"].iloc[0] + shown["overflow_rate"].iloc[0]
+    rejected = shown["rejected_rate"].iloc[0]
     assert window == 8000 and rejected > 0
     assert any(w.value.startswith(f"The agent's default has {rejected:.1%} of its calls rejected") for w in at.warning)
     snippet = json.loads(at.code[0].value)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from ctxlab.cli import app
 from ctxlab.errors import CtxlabError, UnknownNameError
 from ctxlab.messages import Message, ToolCall
-from ctxlab.strategies import STRATEGIES, StrategySpec, get_strategy, strategy_params
+from ctxlab.strategies import STRATEGIES, StrategySpec, get_strategy, list_strategies, strategy_params
 from ctxlab.strategies.base import CompressionResult
 from ctxlab.strategies.mechanics.cuts import head_end, snap, turn_start
 from ctxlab.strategies.mechanics.mask import clear_tool_results
@@ -160,13 +160,19 @@ def test_preset_registers_a_subclass_with_new_defaults_and_its_source() -> None:
         get_strategy("pi", keep_everything=True)
 
 
+def presets() -> list[str]:
+    """Every registered preset of the policy model (a subclass of `Policy` with new defaults)."""
+    return [n for n in list_strategies() if isinstance(cls := STRATEGIES.get(n), type) and issubclass(cls, Policy)
+            and cls is not Policy]
+
+
 def test_every_preset_names_its_source_and_round_trips() -> None:
-    names = ["pi", "codex", "langchain_trim", "langchain_summarization", "langchain_clear_tool_uses", "openhands",
-             "openhands_agent", "inspect_trim", "inspect_edit", "inspect_summary"]
+    names = presets()
+    assert {"pi", "codex", "claude_code", "langchain_trim", "openhands", "inspect_trim", "recommended"} <= set(names)
     for name in names:
         strategy = get_strategy(name)
         assert strategy.source.repo and strategy.source.version and strategy.about, name
-        assert StrategySpec.from_json(strategy.spec.to_json()).build() == strategy
+        assert strategy.spec.name == name and StrategySpec.from_json(strategy.spec.to_json()).build() == strategy
         assert [f.name for f in dataclasses.fields(strategy)] == [f.name for f in dataclasses.fields(Policy)]
 
 

@@ -47,7 +47,7 @@ def test_grid_for_two_knobs_and_the_pick():
     # recall saturates from 20,000 kept tokens on: every such setting ties, and the cheapest wins
     assert chosen == {"compaction.reserveTokens": 32_000, "compaction.keepRecentTokens": 20_992}
     assert len(result.pick.tied) == 3 * 5 - 1 + 1  # the 14 other saturated grid points and the default
-    assert "Tied with the best quality" in result.pick.evidence
+    assert "Tied with it" in result.pick.evidence  # equal recall: the cheapest of the best is the best
     assert "The agent's default (compaction.reserveTokens=16384, compaction.keepRecentTokens=20000)" in \
         result.pick.evidence and "a tie on quality" in result.pick.evidence
 
@@ -114,17 +114,23 @@ def test_search_errors_are_named():
         search("codex", PiFake(), window=WINDOW, goal=GOAL, method="annealing")
 
 
-def _ev(limit: int, q: tuple[float, float, float], c: float, rejected: float = 0.0) -> Evaluation:
+def _ev(limit: int, recalls: list[float], c: float, rejected: float = 0.0) -> Evaluation:
+    """A setting evaluated on five sessions: recall per session (NaN: nothing needed there), a
+    constant cost and share of rejected calls."""
     s = setting("codex", WINDOW, {"model_auto_compact_token_limit": limit})
-    return Evaluation(s, {"recall": Measure(*q, 5), "tokens": Measure(c, c, c, 5),
-                          "rejected": Measure(rejected, rejected, rejected, 5)})
+    samples = {"recall": [Sample(0.0, 0.0) if math.isnan(r) else Sample(r) for r in recalls],
+               "tokens": [Sample(c)] * len(recalls), "rejected": [Sample(rejected)] * len(recalls)}
+    return Evaluation(s, {k: Measure.of(v) for k, v in samples.items()}, samples=samples)
 
 
-def test_ties_inside_intervals_and_the_cheapest_of_them():
-    a = _ev(30_000, (0.80, 0.75, 0.85), 100)
-    b = _ev(40_000, (0.82, 0.78, 0.86), 150)
-    c = _ev(20_000, (0.60, 0.58, 0.62), 50)
-    d = _ev(50_000, (0.90, 0.88, 0.92), 300, rejected=0.1)
+A = [0.75, 0.85, 0.80, 0.78, 0.82]
+
+
+def test_paired_ties_and_the_cheapest_of_them():
+    a = _ev(30_000, A, 100)
+    b = _ev(40_000, [x + d for x, d in zip(A, [0.06, -0.04, 0.05, -0.03, 0.06], strict=True)], 150)  # +2 pt, mixed
+    c = _ev(20_000, [x - 0.2 for x in A], 50)  # 20 points less in every session: clearly lower
+    d = _ev(50_000, [x + 0.1 for x in A], 300, rejected=0.1)
     evals = [a, b, c, d]
     assert [p.row for p in front(evals, GOAL)] == [2, 0, 3]  # b: tied with a on quality, dearer: dominated
     chosen = pick(evals, GOAL, default=1)
@@ -133,19 +139,36 @@ def test_ties_inside_intervals_and_the_cheapest_of_them():
     assert "33.3% less" in chosen.evidence
     assert "quality): the agent's default, " in chosen.evidence  # a tied default is named as the default
     assert "the agent's default, " not in pick(evals, GOAL, default=2).evidence
+    # The default d keeps more but has rejected calls: the evidence says so.
+    assert "a provider would reject 10.0% of the default's calls" in pick(evals, GOAL, default=3).evidence
+
+
+def test_a_small_difference_every_session_shows_is_not_a_tie():
+    """One point more in every session: the sessions' own intervals overlap, the paired one does not."""
+    a, b = _ev(30_000, A, 100), _ev(40_000, [x + 0.01 for x in A], 150)
+    assert a.measures["recall"].high > b.measures["recall"].low  # the old rule's tie
+    chosen = pick([a, b], GOAL)
+    assert chosen is not None and chosen.row == 1 and chosen.tied == ()
 
 
 def test_without_a_clean_setting_the_fewest_rejected_come_first():
-    evals = [_ev(30_000, (0.9, 0.9, 0.9), 100, 0.2), _ev(40_000, (0.5, 0.5, 0.5), 100, 0.1)]
+    evals = [_ev(30_000, [0.9] * 5, 100, 0.2), _ev(40_000, [0.5] * 5, 100, 0.1)]
     chosen = pick(evals, GOAL)
     assert chosen is not None and chosen.row == 1 and "fewest" in chosen.evidence
 
 
 def test_a_setting_without_quality_is_left_out():
-    evals = [_ev(30_000, (math.nan, math.nan, math.nan), 10), _ev(40_000, (0.5, 0.4, 0.6), 100)]
+    evals = [_ev(30_000, [math.nan] * 5, 10), _ev(40_000, [0.4, 0.5, 0.6, 0.5, 0.5], 100)]
     assert [p.row for p in front(evals, GOAL)] == [1]
     assert pick(evals, GOAL).row == 1
     assert pick([evals[0]], GOAL) is None
+
+
+def test_settings_without_samples_are_not_compared():
+    bare = Evaluation(setting("codex", WINDOW, {}), {"recall": Measure(0.5, 0.4, 0.6, 5),
+                                                    "tokens": Measure(1, 1, 1, 5), "rejected": Measure(0, 0, 0, 5)})
+    with pytest.raises(CtxlabError, match="no per-session samples of recall"):
+        pick([bare, _ev(30_000, A, 100)], GOAL)
 
 
 def test_importing_the_package_does_not_import_optuna():

@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import voice_styles as vs
-from ctxlab.strategies.mechanics.agent_llm import request_prompts
-from ctxlab.strategies.mechanics.voices import Shape, Voice
+from ctxlab.strategies.mechanics.agent_llm import AgentLLM, request_prompts
+from ctxlab.strategies.mechanics.voices import VOICES, Shape, Voice
 from ctxlab.summarize import sections as s
 from ctxlab.summarize.base import SummaryResult
 from ctxlab.summarize.extractive import ExtractiveSummarizer
@@ -98,4 +99,13 @@ class Shaped:
         return replace(result, text=text, output_tokens=counter.count(text))
 
 
-__all__ = ["Shaped", "render", "to_canonical"]
+def offline(summarizer: Any) -> Shaped:
+    """The offline summarizer in `summarizer`'s voice (itself when it is one): what a failed LLM
+    call falls back to."""
+    if isinstance(summarizer, Shaped):
+        return summarizer
+    voice = summarizer.voice if isinstance(summarizer, AgentLLM) else "ctxlab"
+    return Shaped(VOICES[voice], voice_name=voice)
+
+
+__all__ = ["Shaped", "offline", "render", "to_canonical"]

@@ -30,7 +30,7 @@ from ctxlab.strategies.mechanics import safe_cut
 from ctxlab.strategies.mechanics.agent_llm import AgentLLM
 from ctxlab.strategies.mechanics.context import system_prefix
 from ctxlab.strategies.mechanics.middle_out import fit_input
-from ctxlab.strategies.mechanics.shaped import Shaped
+from ctxlab.strategies.mechanics.shaped import Shaped, offline
 from ctxlab.strategies.mechanics.trim import trim_last
 from ctxlab.strategies.mechanics.voices import VOICES, Voice, unwrap_voice, wrap
 from ctxlab.summarize import Summarizer, SummaryResult, get_summarizer
@@ -150,9 +150,7 @@ def _run(summarizer: Summarizer, part: str, chunk: list[Message], previous: str 
     if result.ok or isinstance(summarizer, Shaped):
         return result.text
     errors.append(f"{part}: {result.error or 'empty summary'}")
-    voice = summarizer.voice if isinstance(summarizer, AgentLLM) else "ctxlab"
-    return _run(Shaped(VOICES[voice], voice_name=voice), part, chunk, previous, counter, cap, calls, errors)
-
+    return _run(offline(summarizer), part, chunk, previous, counter, cap, calls, errors)
 
 def _file_tags(messages: Sequence[Message], previous: str | None) -> str:
     """pi-mono's file lists: read-only and modified files, sorted, carried from the previous summary."""

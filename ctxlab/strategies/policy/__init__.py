@@ -5,7 +5,10 @@ head and the tail (`mechanics.cuts`, `tails`), where a cut may fall (`mechanics.
 becomes of the middle (drop, clear tool results with `mechanics.mask`, or summarize with
 `mechanics.summary`) and where the summary goes, counted with the agent's own estimator
 (``ctxlab.tokens.agent_estimators``). `Policy` (`model`) holds them as flat fields and maps them
-onto typed arguments (`parts`) in one place; `compact` runs the passes, `tails` the tail kinds;
+onto typed arguments (`parts`) in one place; `compact` runs the passes (or, with
+``retry="keep_less"``, the `attempts` over one `frame`, `compaction`'s loop), each one compaction
+made by `apply` from the selection of a tail kind (`tails`), its summary under one cap shared by a
+split turn's parts when `split_cap` writes it;
 `preset` registers a named set of its defaults with its public source and, for an agent, the knobs
 its users set and the snippet forms that write them (`knobs`, `conversions`); `legacy` reads specs
 stored under older field names.

@@ -22,10 +22,11 @@ pruning             `prune` (every call, before the trigger): ``prune`` on, the 
                     ``prune_stop_at_pruned``
 kept head           `cuts`: ``head`` (system, first_system, input, none), ``keep_first`` (events),
                     ``fold_previous`` (earlier summaries right after the head are merged)
-kept tail           `tails`: ``tail`` (all, none, recent_tokens, recent_messages, user_messages,
-                    share, fit, events, budget, char_share, safe_cut, history_half, evict) with its
-                    own size: ``keep_tokens``, ``keep_messages``, ``keep_message_share``,
-                    ``target_share``, ``min_progress``, ``keep_char_share`` or ``evict_share``;
+kept tail           `tails`: ``tail`` (all, none, recent_tokens, recent_messages, rounds,
+                    user_messages, share, fit, events, budget, char_share, safe_cut, history_half,
+                    evict) with its own size: ``keep_tokens``, ``keep_messages``, ``keep_rounds``,
+                    ``keep_message_share``, ``target_share``, ``min_progress``,
+                    ``keep_char_share`` or ``evict_share``;
                     ``tail_counter``, ``start_on_user``, ``repair_orphans``,
                     ``strip_trailing_assistant``; ``results_budget_tokens`` of the newest tool
                     outputs stay whole, older ones are cut to ``results_cut_chars`` (char_share)
@@ -35,10 +36,15 @@ middle              ``middle`` (drop, mask, summarize); `mask`: ``mask_keep``, `
                     separates them with ``|``), ``mask_at_least`` (tokens), ``mask_inputs``;
                     `summary`: ``summarizer``, ``voice``, ``summary_max_tokens``,
                     ``summary_max_chars``, ``prefix_max_tokens``, ``summary_input_tokens`` (cut
-                    as ``summary_input_reduce`` says), ``summary_instructions``
+                    as ``summary_input_reduce`` says), ``summary_instructions``;
+                    ``summary_split`` (own: a split turn's prefix has its own cap; shared: one
+                    cap, a third of it for the prefix, `split_cap`), ``summary_on_error``
+                    (offline: a failed call falls back to the offline summarizer; drop: no summary)
 placement           `summary`: ``placement`` (after_head, cut, end); the wrapper is the voice's
 passes              ``passes``: compact again while still over the threshold (inspect_ai);
-                    ``refuse_growth``: a compaction that would grow the request is not made
+                    ``refuse_growth``: a compaction that would grow the request is not made;
+                    ``retry`` (again: the next pass compacts the output; keep_less: the same
+                    input, keeping less each time until the summary has room, `attempts`)
 ==================  ==========================================================================
 
 A preset is a `Policy` subclass with other defaults (`preset`). Class attributes declare what a
@@ -59,7 +65,7 @@ from typing import Any, ClassVar
 from ctxlab.models import max_output_tokens
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request
 from ctxlab.strategies.mechanics import agent_llm, cuts, mask, summary, voices
-from ctxlab.strategies.policy import compact, legacy, tails
+from ctxlab.strategies.policy import apply, attempts, compact, legacy, split_cap, tails
 from ctxlab.strategies.policy.parts import Head, Middle, Parts, Prune, Tail, Writing
 from ctxlab.strategies.registry import register
 from ctxlab.strategies.signals import RECORDED, idle_gap
@@ -69,7 +75,8 @@ from ctxlab.summarize import Summarizer
 CHOICES = {"trigger": KINDS, "head": cuts.HEADS, "tail": tuple(tails.TAILS), "snap": tuple(cuts.SNAPS),
            "middle": compact.MIDDLES, "mask_order": mask.ORDERS, "voice": tuple(voices.VOICES),
            "placement": summary.PLACEMENTS, "strip_trailing_assistant": compact.TRAILING,
-           "trigger_recorded": RECORDED, "trigger_scope": compact.SCOPES, "summary_input_reduce": summary.REDUCTIONS}
+           "trigger_recorded": RECORDED, "trigger_scope": compact.SCOPES, "summary_input_reduce": summary.REDUCTIONS,
+           "summary_split": apply.WRITERS, "summary_on_error": split_cap.ON_ERROR, "retry": compact.RETRIES}
 UNTIMED = "trigger.untimed"  # an idle trigger on messages without timestamps (it cannot fire)
 NAMES = ("mask_include", "mask_exclude")  # tool-name lists: a string separates names with "|"
 
@@ -110,6 +117,7 @@ class Policy(BaseStrategy):
     tail: str = "all"
     keep_tokens: int = 0
     keep_messages: int = 0
+    keep_rounds: int = 0
     keep_message_share: float = 0.0
     target_share: float = 0.0
     min_progress: float = 0.0
@@ -139,9 +147,12 @@ class Policy(BaseStrategy):
     summary_input_tokens: int = 0
     summary_instructions: str = ""
     summary_input_reduce: str = "oldest"
+    summary_split: str = "own"
+    summary_on_error: str = "offline"
     placement: str = "after_head"
     passes: int = 1
     refuse_growth: bool = False
+    retry: str = "again"
 
     building_block: ClassVar[bool] = True  # the raw model keeps everything; presets subclass it
     breaks_tool_pairs: ClassVar[bool] = False
@@ -158,6 +169,7 @@ class Policy(BaseStrategy):
         if self.passes < 1 or self.summary_max_tokens < 1:
             raise ValueError("passes and summary_max_tokens must be at least 1")
         self._check_sources_limits()
+        self._check_retry_writer()
         window_of(1, self.context_window, self.model)  # an unknown model fails now, not mid-replay
         if self.may_break_tool_pairs and not self.breaks_tool_pairs:
             raise ValueError(f"tail={self.tail} with snap={self.snap} can orphan tool results; use a snap (or "
@@ -176,6 +188,18 @@ class Policy(BaseStrategy):
         for name, least, why in self.minimums:
             if getattr(self, name) < least:
                 raise ValueError(f"{name} must be at least {least:g} ({why}), not {getattr(self, name)!r}")
+
+    def _check_retry_writer(self) -> None:
+        """The ``rounds`` tail keeps a round at least; ``keep_less`` shrinks a tail that has a size to
+        shrink; the shared-cap writer writes the summary alone (no voice's file lists after it)."""
+        if self.tail == "rounds" and self.keep_rounds < 1:
+            raise ValueError(f"tail=rounds keeps keep_rounds >= 1 rounds, not {self.keep_rounds}")
+        if self.retry == "keep_less" and self.tail not in attempts.SHRINKING:
+            raise ValueError(f"retry=keep_less shrinks the tail {' or '.join(attempts.SHRINKING)}, not {self.tail}")
+        voice = voices.VOICES[self.voice]
+        if self.summary_split == "shared" and (voice.file_tags or voice.files_section):
+            raise ValueError(f"summary_split=shared writes no file lists; the {self.voice} voice appends them "
+                             "(use summary_split=own)")
 
     @classmethod
     def upgrade_params(cls, params: dict[str, Any]) -> dict[str, Any]:
@@ -199,17 +223,17 @@ class Policy(BaseStrategy):
             tail=Tail(self.tail, self.tail_counter, self.keep_tokens, self.keep_messages, self.keep_message_share,
                       self.target_share, self.min_progress, self.snap, self.split_turns, self.start_on_user,
                       self.repair_orphans, self.keep_char_share, self.evict_share, self.results_budget_tokens,
-                      self.results_cut_chars, self._max_output()),
+                      self.results_cut_chars, self._max_output(), self.keep_rounds),
             middle=Middle(self.middle, self.mask_keep, self.mask_placeholder, self.mask_order,
                           mask.Clearable(self.mask_include, self.mask_exclude), self.mask_at_least, self.mask_inputs),
             summary=Writing(self.voice, self.summary_max_tokens, self.prefix_max_tokens, self.summary_input_tokens,
                             self.placement, self.summary_max_chars, self.summary_input_reduce,
-                            self.bills_summary, self.model),
+                            self.bills_summary, self.model, self.summary_split, self.summary_on_error),
             strip_trailing_assistant=self.strip_trailing_assistant, passes=self.passes,
             prune=Prune(self.prune, self.prune_protect_tokens, self.prune_min_tokens, self.prune_inclusive,
                         self.prune_skip_messages, self.prune_skip_turns, tuple(self.prune_exempt), self.prune_counter,
                         self.prune_placeholder, self.prune_stop_at_pruned),
-            scope=self.trigger_scope, refuse_growth=self.refuse_growth)
+            scope=self.trigger_scope, refuse_growth=self.refuse_growth, retry=self.retry)
 
     def _reply(self) -> int:
         """The reply's room: ``trigger_reply``, at most the model's max output tokens when it is known."""

@@ -25,7 +25,8 @@ class Head(NamedTuple):
 class Tail(NamedTuple):
     """The kept tail (`ctxlab.strategies.policy.tails`, `window_tails`): its kind, the counter it
     measures with, one size per unit (each kind reads its own), how a cut may fall, the budget of
-    whole tool outputs in the kept part (Gemini CLI) and the model's max output tokens (0: unknown)."""
+    whole tool outputs in the kept part (Gemini CLI), the model's max output tokens (0: unknown) and
+    the user rounds the ``rounds`` tail keeps (seed 001)."""
 
     kind: str
     counter: str
@@ -43,6 +44,7 @@ class Tail(NamedTuple):
     results_budget: int = 0
     results_cut_chars: int = 0
     max_output: int = 0
+    keep_rounds: int = 0
 
 
 class Prune(NamedTuple):
@@ -76,8 +78,10 @@ class Middle(NamedTuple):
 
 class Writing(NamedTuple):
     """The summary: its voice, caps (tokens; characters, 0: none), the summarizer's input budget and
-    how an input over it is cut, where it goes, and whether the source bills its summarization pass
-    (an estimated ``summary_call`` when ctxlab makes none, for the model named)."""
+    how an input over it is cut, where it goes, whether the source bills its summarization pass
+    (an estimated ``summary_call`` when ctxlab makes none, for the model named), how a split turn's
+    prefix is capped (``split``: ``own`` cap, or a ``shared`` one) and what a failed summarizer
+    call leads to (``on_error``: the ``offline`` summarizer, or ``drop`` the summary)."""
 
     voice: str
     max_tokens: int
@@ -88,13 +92,17 @@ class Writing(NamedTuple):
     input_reduce: str = "oldest"
     billed: bool = False
     model: str = ""
+    split: str = "own"
+    on_error: str = "offline"
 
 
 class Parts(NamedTuple):
     """Every mechanic's arguments of one policy: ``scope`` is what the trigger counts (``all`` or
     ``history``: Aider's completed exchanges only), ``refuse_growth`` keeps the input when a
-    compaction would make it larger (Gemini CLI), ``rescue`` what a learned model keeps out of the
-    ``budget`` tail's fold (the `learned` policy; None for every other)."""
+    compaction would make it larger (Gemini CLI), ``retry`` how the passes go on: compact the
+    output ``again`` (inspect_ai) or redo the input keeping less (``keep_less``: seed 001),
+    ``rescue`` what a learned model keeps out of the ``budget`` tail's fold (the `learned` policy;
+    None for every other)."""
 
     trigger: Trigger
     head: Head
@@ -106,6 +114,7 @@ class Parts(NamedTuple):
     prune: Prune = Prune()
     scope: str = "all"
     refuse_growth: bool = False
+    retry: str = "again"
     rescue: Rescue | None = None
 
 

@@ -14,6 +14,7 @@ compactable body (after the head, and after previous summaries a policy folds) a
 - ``recent_tokens``: pi-mono ``findCutPoint``: walk back from the newest message summing the
   counter until ``keep_tokens``, then snap; a cut inside a turn splits it (``split_turns``);
 - ``recent_messages``: LangChain ``keep=("messages", n)``: the last ``keep_messages``, snapped;
+- ``rounds``: seed 001: the last ``keep_rounds`` rounds, a round opening at a real user message;
 - ``user_messages``: Codex: user messages newest first up to ``keep_tokens`` (`handoff`);
 - ``share``: inspect_ai ``trim_messages``: the last ``keep_message_share`` of the body's messages,
   tool results without their call dropped (``repair_orphans``), a trailing assistant message popped;
@@ -25,16 +26,17 @@ compactable body (after the head, and after previous summaries a policy folds) a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from ctxlab.messages import Message
 from ctxlab.registry import Registry
 from ctxlab.strategies.mechanics import handoff, trim
-from ctxlab.strategies.mechanics.context import Selection, newest_user
+from ctxlab.strategies.mechanics.context import Selection, newest_user, real_user
 from ctxlab.strategies.mechanics.cuts import newest_tokens, snap, turn_start
 from ctxlab.strategies.mechanics.integrity import without_orphans
 from ctxlab.strategies.policy import window_tails as wt
 from ctxlab.strategies.policy.job import Job
-from ctxlab.strategies.policy.parts import Parts
+from ctxlab.strategies.policy.parts import Parts, Tail
 
 
 def keep_all(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
@@ -57,15 +59,35 @@ def keep_none_body(job: Job, head: int, start: int, parts: Parts) -> Selection |
 
 def recent_tokens(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
     tail, messages = parts.tail, job.messages
-    at = newest_tokens(job.counts(tail.counter), tail.keep_tokens, start)
-    if at is not None:
-        cut = snap(tail.snap, messages, at, start)
-    else:  # the whole body is recent: pi-mono keeps from its first valid cut point
+    cut = token_cut(job, tail, start, tail.keep_tokens)
+    if cut is None:  # the whole body is recent: pi-mono keeps from its first valid cut point
         cut = snap(tail.snap, messages, len(messages), start) if start < len(messages) else start
     turn = turn_start(messages, cut, start) if tail.split_turns else None
     fold_end = cut if turn is None else turn
     return Selection((*range(head), *range(cut, len(messages))), fold=tuple(range(start, fold_end)),
                      prefix=tuple(range(fold_end, cut)))
+
+
+def token_cut(job: Job, tail: Tail, start: int, keep: float) -> int | None:
+    """pi-mono ``findCutPoint``: walk back from the newest message summing the tail's counter until
+    `keep` tokens, then snap; None when the body after `start` holds fewer."""
+    at = newest_tokens(job.counts(tail.counter), keep, start)
+    return None if at is None else snap(tail.snap, job.messages, at, start)
+
+
+def rounds(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
+    messages = job.messages
+    cut = round_cuts(messages, start, [parts.tail.keep_rounds])[0]
+    if cut <= start:
+        return None
+    return Selection((*range(head), *range(cut, len(messages))), fold=tuple(range(start, cut)))
+
+
+def round_cuts(messages: Sequence[Message], start: int, counts: Sequence[int]) -> list[int]:
+    """Seed 001: the first kept index when keeping each of `counts` last rounds after `start` (a
+    round opens at a real user message; all of them when there are fewer, none without one)."""
+    starts = [i for i in range(start, len(messages)) if real_user(messages[i])] or [len(messages)]
+    return [starts[-r] if len(starts) >= r else starts[0] for r in counts]
 
 
 def recent_messages(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
@@ -103,10 +125,10 @@ def fit(job: Job, head: int, start: int, parts: Parts) -> Selection | None:
     return Selection(tuple(i for i, _ in kept), replaced={i: m for i, m in kept if m is not messages[i]})
 
 
-Tail = Callable[[Job, int, int, Parts], Selection | None]
-TAILS: Registry[Tail] = Registry("tail")
+TailKind = Callable[[Job, int, int, Parts], Selection | None]
+TAILS: Registry[TailKind] = Registry("tail")
 for _name, _tail in (("all", keep_all), ("none", keep_none), ("none_body", keep_none_body),
-                     ("recent_tokens", recent_tokens), ("recent_messages", recent_messages),
+                     ("recent_tokens", recent_tokens), ("recent_messages", recent_messages), ("rounds", rounds),
                      ("user_messages", user_messages), ("share", share), ("fit", fit), ("events", wt.events),
                      ("budget", wt.budget), ("char_share", wt.char_share), ("safe_cut", wt.safe_cut),
                      ("history_half", wt.history_half), ("evict", wt.evict)):

@@ -14,15 +14,10 @@ from typing import Any
 from ctxlab.messages import Message
 from ctxlab.strategies.base import Event, Plan
 from ctxlab.strategies.mechanics.context import Usage, dropped_ids
-from ctxlab.strategies.mechanics.summary import call
+from ctxlab.strategies.policy.frame import Frame, window
+from ctxlab.strategies.policy.job import Job
 from ctxlab.strategies.registry import register
-from ctxlab.strategies.seeds.compaction.job import Ctx, window
 from ctxlab.strategies.seeds.compaction.strategy import Compaction
-from ctxlab.strategies.seeds.compaction.summaries import Part
-from ctxlab.summarize import SummaryResult
-from ctxlab.summarize.extractive import ExtractiveSummarizer
-from ctxlab.summarize.message import join_turn_context
-from ctxlab.tokens import CachedCounter, TokenCounter
 
 # Seed 001's question before a compaction (用户确认), verbatim.
 CONFIRMATION_QUESTION = ("上下文即将达到上限 ({current_tokens}/{max_tokens} tokens)。\n"
@@ -67,69 +62,36 @@ class CompactionSeed001(Compaction):
         if self.confirm is not None and not callable(self.confirm) and self.confirm not in VERDICTS:
             raise ValueError(f"confirm must be a callable or one of {', '.join(map(str, VERDICTS))}")
 
-    def _confirm(self, ctx: Ctx) -> tuple[Plan | None, dict[str, Any] | None]:
+    def _confirm(self, job: Job, at: Frame) -> tuple[Plan | None, dict[str, Any] | None]:
         """Seed 001's 用户确认: the question, the answer, and what a refusal keeps instead."""
         if self.confirm is None:
             return None, None
-        usage = Usage(ctx.request.total, ctx.limit)
+        usage = Usage(job.request.total, job.window)
         answer = self.confirm(usage) if callable(self.confirm) else self.confirm
         question = CONFIRMATION_QUESTION.format(current_tokens=usage.used, max_tokens=usage.budget)
         record = {"question": question, "answer": answer if isinstance(answer, str | bool) else str(answer)}
-        return (None if answer in AGREE else _declined(ctx, answer, record)), record
+        return (None if answer in AGREE else _declined(job, at, answer, record)), record
 
-    def _shape(self, part: Part, result: SummaryResult, counter: TokenCounter) -> str:
-        """The part within its share of the characters: the extractive summary is redone with whole
-        items within them (when that still fits the part's tokens); any other text is cut, as the
-        seed cuts an overlong summary (``summary = summary[:max_summary_tokens]``)."""
-        chars = self._part_chars(part)
-        text = result.text
-        if chars is None or len(text) <= chars:
-            return text
-        if result.model == ExtractiveSummarizer.kind:
-            again = call(ExtractiveSummarizer(), part.name, part.messages, part.previous, CHARACTERS, chars).text
-            if counter.count(again) <= part.cap:
-                return again
-        return text[:chars]
-
-    def _finish(self, text: str) -> str:
-        return text if self.summary_max_chars is None else text[:self.summary_max_chars]
-
-    def _part_chars(self, part: Part) -> int | None:
-        """A part's share of the characters, shared like the token cap (a third for a split turn's
-        prefix, after the join's own characters)."""
-        if self.summary_max_chars is None:
-            return None
-        chars = int(self.summary_max_chars) - (len(join_turn_context("x", "x")) - 2 if part.split else 0)
-        prefix = (chars // 3 if part.has_history else chars) if part.split else 0
-        return prefix if part.name == "turn_prefix" else chars - prefix
+    def _max_chars(self) -> int:
+        """Seed 001's ``summary_max_length``, shared between a split turn's parts like the token cap
+        (`ctxlab.strategies.policy.split_cap`): the offline summary keeps whole items within it,
+        any other text is cut (the seed's ``summary[:max]``)."""
+        return 0 if self.summary_max_chars is None else int(self.summary_max_chars)
 
 
-def _declined(ctx: Ctx, verdict: Any, record: dict[str, Any]) -> Plan:
+def _declined(job: Job, at: Frame, verdict: Any, record: dict[str, Any]) -> Plan:
     """Seed 001's refused compaction: drop the oldest messages, or start a new session."""
+    msgs, request = job.messages, job.request
     kept: tuple[Message, ...]
     if verdict == "new_session":
-        kept, fallback = tuple(ctx.msgs[i] for i in (*range(ctx.sys_n), *_newest(ctx))), "new_session"
+        newest = (msgs[at.newest],) if at.newest is not None else ()
+        kept, fallback = (*msgs[:at.head], *newest), "new_session"
     else:
-        kept, fallback = window(ctx, ctx.msgs[:ctx.body_start]), "window"  # a carried summary stays
-    after = ctx.request.cost(kept) + ctx.request.overhead
-    event = Event("compaction_declined", {"original_tokens": ctx.request.total, "new_tokens": after,
+        kept, fallback = window(job, at, msgs[:at.start]), "window"  # a carried summary stays
+    after = request.cost(kept) + request.overhead
+    event = Event("compaction_declined", {"original_tokens": request.total, "new_tokens": after,
                                           "verdict": str(verdict), "fallback": fallback, "confirmation": record})
-    return Plan(kept, events=[event], dropped_ids=dropped_ids(ctx.msgs, kept))
+    return Plan(kept, events=[event], dropped_ids=dropped_ids(msgs, kept))
 
 
-def _newest(ctx: Ctx) -> tuple[int, ...]:
-    return (ctx.newest,) if ctx.newest is not None else ()
-
-
-class _Characters(CachedCounter):
-    """Characters as a counter, so that the extractive summarizer fits a character cap."""
-
-    name = "characters"
-
-    def _count_text(self, text: str) -> int:
-        return len(text)
-
-
-CHARACTERS = _Characters()
-
-__all__ = ["AGREE", "CHARACTERS", "CONFIRMATION_QUESTION", "VERDICTS", "WINDOW", "CompactionSeed001"]
+__all__ = ["AGREE", "CONFIRMATION_QUESTION", "VERDICTS", "WINDOW", "CompactionSeed001"]

@@ -14,6 +14,12 @@ carried forward by a per-turn replay) is merged, not summarized blindly. If the 
 too little room, fewer recent messages are kept (up to `max_attempts`), and the last attempt keeps
 whole tool groups newest-first (a window) and summarizes the rest. Seed 001's confirmation and
 character cap are `compaction_seed001`'s (`seed001`).
+
+How: the parameters map onto a policy's `Parts` (`parts`), and the compaction is the policy
+model's own (`ctxlab.strategies.policy.attempts`, ``retry="keep_less"``, over `policy.apply`):
+the ``rounds`` or ``recent_tokens`` tail (snapped to a group start, split turns), the shared-cap
+summary writer (`policy.split_cap`) in ctxlab's voice after the system prompt. Only the events are
+this strategy's own (`events`: seed 001's ``context_compacted``).
 """
 
 from __future__ import annotations
@@ -25,13 +31,18 @@ from typing import Any, ClassVar
 from ctxlab.errors import CtxlabError
 from ctxlab.strategies.base import BaseStrategy, Event, Plan, Request
 from ctxlab.strategies.mechanics import summary
+from ctxlab.strategies.mechanics.voices import VOICES
+from ctxlab.strategies.policy import attempts
+from ctxlab.strategies.policy.frame import Frame, frame
+from ctxlab.strategies.policy.job import Job
+from ctxlab.strategies.policy.parts import Head, Middle, Parts, Tail, Writing
 from ctxlab.strategies.registry import register
-from ctxlab.strategies.seeds.compaction import attempts, events, summaries
-from ctxlab.strategies.seeds.compaction.attempts import CTXLAB, Sizes
-from ctxlab.strategies.seeds.compaction.job import Ctx, Outcome, prepare, window
-from ctxlab.strategies.trigger import Trigger, configured_window, reserved_budget
-from ctxlab.summarize import Summarizer, SummaryResult, get_summarizer
-from ctxlab.tokens import TokenCounter
+from ctxlab.strategies.seeds.compaction import events
+from ctxlab.strategies.trigger import REQUEST, Trigger, configured_window, reserved_budget
+from ctxlab.summarize import Summarizer, get_summarizer
+
+CTXLAB = VOICES["ctxlab"]  # the summary message: pi-mono's wrapper around ctxlab's sections
+ON_ERROR = {"extractive": "offline", "window": "drop"}  # `on_error` as the summary writer's
 
 
 @register("compaction")
@@ -117,45 +128,45 @@ class Compaction(BaseStrategy):
         """The limit: ``min(budget, window - reserve_tokens)`` with a window, else the budget."""
         return reserved_budget(budget, self.reserve_tokens, self.context_window, self.model)
 
+    @cached_property
+    def parts(self) -> Parts:
+        """The parameters as the policy model's arguments (the one place they are mapped)."""
+        tokens = self.keep_recent_tokens is not None
+        return Parts(
+            trigger=self.when(), head=Head("system", 0, fold_previous=True),
+            tail=Tail("recent_tokens" if tokens else "rounds", REQUEST, int(self.keep_recent_tokens or 0), 0, 0.0, 0.0,
+                      0.0, "group_start", split_turns=True, start_on_user=False, repair_orphans=False,
+                      keep_rounds=self.keep_recent_rounds),
+            middle=Middle("summarize", 0, "", "results"),
+            summary=Writing("ctxlab", self.summary_max_tokens, 0, 0, "after_head", max_chars=self._max_chars(),
+                            split="shared", on_error=ON_ERROR[self.on_error]),
+            strip_trailing_assistant="none", passes=self.max_attempts, retry="keep_less")
+
     def idle(self, request: Request) -> Plan:
         return Plan(request.messages, summary=summary.carried(request.messages, CTXLAB), dropped_ids=())
 
     def plan(self, request: Request) -> Plan:
-        ctx = prepare(request, self.window(request.budget))
-        refused, confirmation = self._confirm(ctx)
+        job = Job(request, request.messages, self.window(request.budget))
+        at = frame(self.parts, job)
+        refused, confirmation = self._confirm(job, at)
         if refused is not None:
             return refused
-        sizes = Sizes(self.keep_recent_rounds, self.keep_recent_tokens, self.max_attempts, self.summary_max_tokens)
-        outcome, tries = attempts.run(ctx, sizes, self._write)
-        if outcome is None or request.cost(outcome.messages) + request.overhead > ctx.limit:
-            head = outcome.messages[:outcome.head] if outcome else ctx.msgs[:ctx.sys_n]
-            kept = window(ctx, head)
-            outcome = (outcome._replace(messages=kept, fallback="window") if outcome
-                       else Outcome(kept, ctx.sys_n, "", (), False, (), None, "window"))
+        outcome = attempts.run(self.parts, self.engine, job, at)
         if outcome.messages == request.messages:
-            event = Event("compaction_skipped", {"original_tokens": request.total, "limit": ctx.limit,
+            event = Event("compaction_skipped", {"original_tokens": request.total, "limit": job.window,
                                                  "reason": "nothing old enough to compact"})
             return Plan(request.messages, events=[event], summary=summary.carried(request.messages, CTXLAB),
                         dropped_ids=())
-        return events.done(ctx, outcome, tries, confirmation, self.when().threshold(ctx.limit), self.engine.name)
+        return events.done(job, outcome, confirmation, self.when().threshold(job.window), self.engine.name)
 
-    def _confirm(self, ctx: Ctx) -> tuple[Plan | None, dict[str, Any] | None]:
+    def _confirm(self, job: Job, at: Frame) -> tuple[Plan | None, dict[str, Any] | None]:
         """Before compacting: (a plan instead, the confirmation the event records). Seed 001 asks its
         user (`compaction_seed001`); `compaction` asks nobody."""
         return None, None
 
-    def _shape(self, part: summaries.Part, result: SummaryResult, counter: TokenCounter) -> str:
-        """A summary part's text (`compaction_seed001` fits it to the seed's characters)."""
-        return result.text
-
-    def _finish(self, text: str) -> str:
-        """The whole summary's text (`compaction_seed001` cuts it to the seed's characters)."""
-        return text
-
-    def _write(self, ctx: Ctx, history: list[int], prefix: list[int], previous: list[int],
-               cap: int) -> summaries.Written:
-        jobs = summaries.parts(ctx, history, prefix, previous, cap)
-        return summaries.write(jobs, cap, self.engine, ctx.request.counter, self.on_error, self._shape, self._finish)
+    def _max_chars(self) -> int:
+        """The summary's cap in characters, 0 for none (`compaction_seed001` has seed 001's)."""
+        return 0
 
 
 SEED001_ONLY = ("confirm", "summary_max_chars")  # parameters `compaction` had until seed 001's were split off
