@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 LAYERS = (
-    ("errors", "registry"),
+    ("errors", "registry", "caches"),
     ("messages", "models"),
     ("tokens",),
     ("summarize", "datasets", "store", "history"),

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from ahocorasick_rs import AhoCorasick, MatchKind
 
+from ctxlab import caches
 from ctxlab.messages import Conversation, Message
 
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
@@ -237,9 +238,9 @@ def _ground(conversation: Conversation) -> tuple[GroundFact, ...]:
 
 # Replays score one conversation against many results in a row: keep the last few conversations'
 # precomputation, keyed by object identity (the entry holds the object, so the id stays valid).
-_CONVERSATIONS: OrderedDict[int, _ConversationFacts] = OrderedDict()
+_CONVERSATIONS: OrderedDict[int, _ConversationFacts] = caches.per_conversation(OrderedDict())
 _CONVERSATION_ENTRIES = 64
-_TEXTS: dict[Message, str] = {}
+_TEXTS: dict[Message, str] = caches.per_conversation({})
 _TEXT_ENTRIES = 100_000
 
 

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ctxlab import caches
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.facts import action_text, extract_facts, normalize, raw_text
 from ctxlab.metrics.held import StringFinder
@@ -226,7 +227,7 @@ def _finish(s: str, hold: Holdings, messages: Sequence[Message], tokens: Sequenc
             hold.regex_from = j
 
 
-_FACTS: dict[Message, str] = {}
+_FACTS: dict[Message, str] = caches.per_conversation({})
 _FACT_ENTRIES = 20_000
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from rouge_score import scoring, tokenizers
 
+from ctxlab import caches
 from ctxlab.messages import Conversation, Message
 from ctxlab.tokens import get_counter
 
@@ -49,6 +50,7 @@ class CJKTokenizer(tokenizers.Tokenizer):
 
 # Per-turn replay scores the same messages again at every turn and window of a conversation;
 # 2048 texts hold the messages of a long conversation, and bound the memory to theirs.
+@caches.per_conversation
 @functools.lru_cache(maxsize=2048)
 def _text_tokens(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(text.lower()))

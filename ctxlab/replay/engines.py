@@ -111,10 +111,7 @@ class RayEngine:
         self.ray = ray
         self.owned = not ray.is_initialized()
         if self.owned:
-            if address:
-                ray.init(address=address, log_to_driver=False)
-            else:
-                ray.init(num_cpus=max(workers, 1), include_dashboard=False, log_to_driver=False)
+            _start_ray(ray, workers, address)
         self.window = 2 * max(workers, 1) + 1
         self.task = ray.remote(replay_chunk)
         self.pending: list[Any] = []
@@ -144,6 +141,31 @@ class RayEngine:
         self.pending = []
         if self.owned:
             self.ray.shutdown()
+
+
+RAY_STARTS = 3  # a local Ray's start times out on a loaded machine now and then; trying again works
+
+
+def _start_ray(ray: Any, workers: int, address: str | None) -> None:
+    """Start (or join) Ray, trying again after a failed start.
+
+    A local start waits 30 s for its node to register (fixed in Ray 2.60) and 30 s for the GCS port
+    (`RAY_gcs_server_port_wait_time_s`, raised here to 120 s unless set): on two cores shared with
+    other work either can run out, and a second start, with the processes of the first cleaned up,
+    goes through.
+    """
+    os.environ.setdefault("RAY_gcs_server_port_wait_time_s", "120")
+    for attempt in range(1, RAY_STARTS + 1):
+        try:
+            if address:
+                ray.init(address=address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=max(workers, 1), include_dashboard=False, log_to_driver=False)
+            return
+        except Exception as exc:  # Ray raises plain Exceptions for a timed-out start
+            ray.shutdown()
+            if attempt == RAY_STARTS:
+                raise CtxlabError(f"Ray did not start after {RAY_STARTS} tries: {exc}") from exc
 
 
 def make_engine(engine: str, workers: int, address: str | None = None) -> Engine:

@@ -20,25 +20,47 @@ from ctxlab.store.schema import ROW_TABLES, ROW_TYPES, arrow_schema
 from ctxlab.strategies import CompressionResult
 from ctxlab.tokens import TokenCounter
 
-_SCHEMAS = {name: arrow_schema(cols) for name, cols in ROW_TABLES.items()}
+# Rows travel with their strings dictionary-encoded: a session repeats its labels, specs, summaries
+# and missing facts from one call to the next (the plain strings were most of a long session's rows).
+_SCHEMAS = {name: arrow_schema(cols, dictionary=True) for name, cols in ROW_TABLES.items()}
+BATCH_ROWS = 4096
 
 
 class Rows:
-    """Row buffers for one work chunk, turned into Arrow tables at the end."""
+    """Row buffers for one work chunk, turned into Arrow tables at the end.
 
-    def __init__(self) -> None:
+    Rows gather as dicts and move into Arrow once a table holds `batch_rows` of them (`seal`, which
+    the replay calls between units), so a long session's rows never pile up as Python objects: a
+    session of 1,200 calls through 31 policies made 150,000 row dicts, about 420 MB.
+    """
+
+    def __init__(self, batch_rows: int = BATCH_ROWS) -> None:
         self.tables: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.sealed: dict[str, list[pa.Table]] = defaultdict(list)
+        self.batch_rows = batch_rows
+        self.errors = 0
 
     def add(self, table: str, row: dict[str, Any]) -> None:
+        if table == "result_rows" and row["status"] != "ok":
+            self.errors += 1
         self.tables[table].append(row)
 
     def add_typed(self, key: Mapping[str, Any], row: Any) -> None:
         """A metric's typed row (`ctxlab.store.schema.ROW_TYPES`) in its table, under the run key."""
         self.tables[ROW_TYPES[type(row)]].append({**key, **row._asdict()})
 
+    def seal(self, *, full_only: bool = True) -> None:
+        """Move the buffered rows of every table holding `batch_rows` (or any, without `full_only`)
+        into Arrow. Rows already added must not change after this (call it between units)."""
+        for name, rows in self.tables.items():
+            if rows and (len(rows) >= self.batch_rows or not full_only):
+                # Arrow reads the row dicts itself (absent keys are nulls), 4x faster than column lists.
+                self.sealed[name].append(pa.Table.from_pylist(rows, schema=_SCHEMAS[name]))
+                self.tables[name] = []
+
     def to_arrow(self) -> dict[str, pa.Table]:
-        # Arrow reads the row dicts itself (absent keys are nulls), 4x faster than column lists.
-        return {name: pa.Table.from_pylist(rows, schema=_SCHEMAS[name]) for name, rows in self.tables.items()}
+        self.seal(full_only=False)
+        return {name: pa.concat_tables(parts) for name, parts in self.sealed.items()}
 
 
 @dataclass

@@ -19,7 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ctxlab import store
+from ctxlab import caches, store
 from ctxlab.cost import price_model
 from ctxlab.errors import CtxlabError
 from ctxlab.replay.config import ReplayConfig
@@ -93,6 +93,7 @@ class _Writer:
                 written = store.write_batch(con, self.tables, self.skip_rows)
             self.totals["skips"] += written.get("skips", 0)
         self.tables, self.skip_rows, self.rows, self.last = {}, [], 0, time.monotonic()
+        caches.trim()
 
 
 def versions() -> dict[str, str]:

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
+from ctxlab import caches
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.compactions import recorded_compaction_rows
 from ctxlab.metrics.estimator import conversation_rows, message_rows
@@ -112,8 +113,8 @@ def replay_chunk(spec: WorkSpec, dataset: str, items: Sequence[tuple[int, Conver
     units = 0
     for seq, conv in items:
         units += replay_conversation(spec, state, rows, dataset, seq, conv)
-    errors = sum(1 for r in rows.tables.get("result_rows", ()) if r["status"] != "ok")
-    return ChunkResult(dataset, rows.to_arrow(), len(items), units, errors, ())
+        caches.forget()  # the next conversation's messages are all new (the tuner, replaying again, keeps them)
+    return ChunkResult(dataset, rows.to_arrow(), len(items), units, rows.errors, ())
 
 
 def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str, seq: int,
@@ -146,6 +147,7 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
                             rows.add_typed(unit.key(), cost)
                     if graded is not None and step.upto is not None and step.result is not None:
                         _grounded_row(rows, unit, graded, step.upto, step.result.messages, state.references[0][1])
+                    rows.seal()
                     n_units += 1
     rows.add("done", {"run_id": spec.run_id, "dataset": dataset, "seq": seq, "units": n_units})
     return n_units

@@ -346,11 +346,22 @@ if CompactionGradeRow._fields != tuple(c for c, _ in COMPACTION_GRADES if c not 
     raise AssertionError("CompactionGradeRow drifted from the compaction_grades columns")
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
+_DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 
 
-def arrow_schema(columns: Columns) -> pa.Schema:
-    """The Arrow schema of a table's columns (JSON travels as strings)."""
-    return pa.schema([(name, _ARROW_TYPES[kind.split()[0]]) for name, kind in columns])
+def arrow_schema(columns: Columns, *, dictionary: bool = False) -> pa.Schema:
+    """The Arrow schema of a table's columns (JSON travels as strings); with `dictionary`, its string
+    columns dictionary-encoded (how replay rows travel: a session repeats its labels, specs,
+    summaries and missing facts from one call to the next)."""
+    types = {name: _ARROW_TYPES[kind.split()[0]] for name, kind in columns}
+    if dictionary:
+        types = {name: _DICTIONARY if kind == pa.string() else kind for name, kind in types.items()}
+    return pa.schema(list(types.items()))
+
+
+def decoded(schema: pa.Schema) -> pa.Schema:
+    """`schema` with its dictionary-encoded columns as their plain value types."""
+    return pa.schema([(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type) for f in schema])
 
 
 def create_table(name: str, columns: Columns, extra: str = "") -> str:

@@ -18,7 +18,7 @@ import duckdb
 import pyarrow as pa
 
 from ctxlab.store.connect import transaction
-from ctxlab.store.schema import ROW_TABLES, SKIPS, arrow_schema
+from ctxlab.store.schema import ROW_TABLES, SKIPS, arrow_schema, decoded
 
 
 def insert_arrow(con: duckdb.DuckDBPyConnection, table: str, rows: pa.Table) -> int:
@@ -51,13 +51,23 @@ def write_batch(con: duckdb.DuckDBPyConnection, tables: Mapping[str, Iterable[pa
     with transaction(con):
         for name in ROW_TABLES:
             schema = arrow_schema(ROW_TABLES[name])
-            parts = [t if t.schema == schema else t.select(schema.names).cast(schema)
+            # DuckDB reads dictionary-encoded strings as strings: a table that differs from the store's
+            # schema only by that encoding goes in as it is (decoding would multiply its size).
+            parts = [t if decoded(t.schema) == schema else t.select(schema.names).cast(schema)
                      for t in tables.get(name, ()) if t.num_rows]
             if parts:
-                written[name] = insert_arrow(con, name, pa.concat_tables(parts))
+                written[name] = sum(insert_arrow(con, name, pa.concat_tables(same)) for same in _by_schema(parts))
         if skip_rows:
             written["skips"] = _insert_new_skips(con, skip_rows)
     return written
+
+
+def _by_schema(tables: list[pa.Table]) -> list[list[pa.Table]]:
+    """`tables` grouped by schema (plain and dictionary-encoded ones do not concatenate)."""
+    groups: dict[pa.Schema, list[pa.Table]] = {}
+    for table in tables:
+        groups.setdefault(table.schema, []).append(table)
+    return list(groups.values())
 
 
 def _insert_new_skips(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str, str, str]]) -> int:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ctxlab import caches
 from ctxlab.errors import CtxlabError
 from ctxlab.messages import Message
 from ctxlab.summarize import heuristics as h
@@ -207,7 +208,7 @@ def extract(message: Message, tool_name: str = "tool") -> tuple[tuple[str, str, 
     return cached
 
 
-_EXTRACTED: dict[tuple[Message, str], tuple[tuple[str, str, float, str], ...]] = {}
+_EXTRACTED: dict[tuple[Message, str], tuple[tuple[str, str, float, str], ...]] = caches.per_conversation({})
 
 
 def _user_items(text: str) -> tuple[tuple[str, str, float, str], ...]:

@@ -14,6 +14,8 @@ from functools import lru_cache, partial
 from itertools import accumulate
 from typing import NamedTuple
 
+from ctxlab import caches
+
 CONSTRAINT = re.compile(
     r"\b(?:must|mustn't|never|always|should(?:n't)?|do not|don't|doesn't need|avoid|only|require[ds]?|"
     r"requirement|ensure|make sure|no more than|at most|at least|keep (?:it|them|the)|"
@@ -145,6 +147,7 @@ def details(text: str) -> tuple[str, ...]:
     return _details(text)
 
 
+@caches.per_conversation
 @lru_cache(maxsize=4096)  # per-turn replays digest the same tool output at every compaction
 def _details(text: str) -> tuple[str, ...]:
     found = (_DETAILS if "/" in text else _DETAILS_WITHOUT_SLASH).findall(text)
@@ -260,6 +263,7 @@ class _Indexed(NamedTuple):
     folded: str
 
 
+@caches.per_conversation
 @lru_cache(maxsize=2)  # error_lines and runner_summary read the same tool output in turn
 def _indexed(text: str) -> _Indexed:
     starts = tuple(accumulate(map(len, text.splitlines(keepends=True)), initial=0))

@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from ctxlab import caches
 from ctxlab.messages import Message, as_messages
 
 # Texts shorter than this are cache keys themselves; longer ones are keyed by a 128-bit digest so
@@ -71,6 +72,13 @@ class CachedCounter(ABC):
         self._tools_cache: dict[tuple[int, ...], tuple[Sequence[Mapping[str, Any]], int]] = {}
         self.hits = 0
         self.misses = 0
+        caches.owner(self)
+
+    def forget(self) -> None:
+        """Empty the caches (`ctxlab.caches.forget`: a replay worker moving to another conversation)."""
+        self._cache.clear()
+        self._message_cache.clear()
+        self._tools_cache.clear()
 
     @abstractmethod
     def _count_text(self, text: str) -> int:

@@ -26,3 +26,29 @@ def test_ray_engine_matches_local(tmp_path, small_input, monkeypatch):
                             con.execute("SELECT * EXCLUDE (run_id) FROM result_refs ORDER BY ALL").fetchall(),
                             con.execute("SELECT count(*) FROM estimator_rows").fetchall())
     assert rows["ray"] == rows["local"] and len(rows["local"][0]) > 0
+
+
+class _FlakyRay:
+    """Stands in for the ray module: its first `failures` starts time out, as on a loaded machine."""
+
+    def __init__(self, failures: int):
+        self.failures, self.inits, self.shutdowns = failures, 0, 0
+
+    def init(self, **kwargs):
+        self.inits += 1
+        if self.inits <= self.failures:
+            raise Exception("The current node timed out during startup.")
+
+    def shutdown(self):
+        self.shutdowns += 1
+
+
+def test_ray_start_is_tried_again_after_a_timed_out_start():
+    from ctxlab.errors import CtxlabError
+    from ctxlab.replay.engines import RAY_STARTS, _start_ray
+
+    flaky = _FlakyRay(failures=RAY_STARTS - 1)
+    _start_ray(flaky, 2, None)
+    assert flaky.inits == RAY_STARTS and flaky.shutdowns == RAY_STARTS - 1
+    with pytest.raises(CtxlabError, match="did not start"):
+        _start_ray(_FlakyRay(failures=RAY_STARTS), 2, None)

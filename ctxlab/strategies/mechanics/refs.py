@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import accumulate
 
+from ctxlab import caches
 from ctxlab.messages import Message
 
 MIN_NAME = 5
@@ -31,6 +32,7 @@ def names(text: str) -> frozenset[str]:
     return frozenset(run for run in runs if len(run) >= MIN_NAME and _SPECIFIC.search(run))
 
 
+@caches.per_conversation
 @lru_cache(maxsize=4096)  # a compaction reads every message; most were read at the previous call
 def _text_names(text: str) -> frozenset[str]:
     return names(text)

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from ctxlab import caches
 from ctxlab.messages import Message
 from ctxlab.registry import Registry
 from ctxlab.strategies.mechanics import context
@@ -98,6 +99,7 @@ def retrieval_gatherer(inp: GatherInput) -> list[Packet]:
                    metadata={"source_ids": (older[i].id,), "bm25": round(scores[i], 6)}) for i in ranked]
 
 
+@caches.per_conversation
 @functools.lru_cache(maxsize=16384)
 def term_counts(message: Message) -> TermCounts:
     """A rendered message's word counts and length, once per message: every turn and budget of a

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxlab import caches
 from ctxlab.messages import Message
 
 INSTRUCTIONS = "instructions"
@@ -95,12 +96,14 @@ class GatherInput:
         return self.history[:len(self.history) - len(self.window)]
 
 
+@caches.per_conversation
 @functools.lru_cache(maxsize=16384)
 def words(text: str) -> tuple[str, ...]:
     """Lower-cased words of `text`, each CJK character a word of its own (cached: replays re-read)."""
     return tuple(_WORD.findall(text.lower()))
 
 
+@caches.per_conversation
 @functools.lru_cache(maxsize=16384)
 def render(message: Message) -> str:
     """A message as one text line group, the seed's ``[role] content`` with tool calls spelled out

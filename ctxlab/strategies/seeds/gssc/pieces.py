@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from ctxlab import caches
 from ctxlab.messages import Message
 from ctxlab.strategies.seeds.gssc.packets import words
 from ctxlab.tokens import TokenCounter
@@ -75,6 +76,7 @@ def overlap(content: str, query: str) -> int:
     return _whole_overlap(content, query)
 
 
+@caches.per_conversation
 @functools.lru_cache(maxsize=TOTAL_ENTRIES)
 def _whole_overlap(content: str, query: str) -> int:
     # Whole contents too: the previous prompt is the next turn's system prompt.
@@ -85,6 +87,7 @@ def _pieces_overlap(content: str, query: str) -> int:
     return sum(_overlap(piece, query) for piece in pieces(content))
 
 
+@caches.per_conversation
 @functools.lru_cache(maxsize=16384)
 def _overlap(piece: str, query: str) -> int:
     # Cached per query: the newest user message stays the query for many turns and budgets.
@@ -92,6 +95,7 @@ def _overlap(piece: str, query: str) -> int:
     return sum(1 for w in words(piece) if w in wanted)
 
 
+@caches.per_conversation
 @functools.lru_cache(maxsize=256)
 def _wanted(query: str) -> frozenset[str]:
     return frozenset(words(query))
@@ -114,4 +118,4 @@ def _count(counter: TokenCounter, text: str) -> int:
     return total
 
 
-_TOTALS: dict[tuple[str, str], int] = {}
+_TOTALS: dict[tuple[str, str], int] = caches.per_conversation({})

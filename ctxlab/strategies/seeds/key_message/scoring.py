@@ -14,6 +14,7 @@ import functools
 import re
 from collections.abc import Sequence
 
+from ctxlab import caches
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import context
 from ctxlab.strategies.mechanics.context import Span
@@ -67,6 +68,7 @@ def base_score(message: Message) -> float:
     return 0.0
 
 
+@caches.per_conversation
 @functools.lru_cache(maxsize=65536)
 def content_bonus(text: str) -> float:
     """Bonuses for what makes a message worth keeping: paths, code blocks, numbers, must/need words.
