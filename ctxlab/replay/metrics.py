@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from ctxlab.messages import Message
 from ctxlab.strategies import SUMMARY_CALL, CompressionResult
 from ctxlab.strategies.mechanics import newest_user, system_prefix
-from ctxlab.tokens import TokenCounter
+from ctxlab.tokens import TokenCounter, message_tokens
 
 
 class Accounting(NamedTuple):
@@ -62,7 +62,7 @@ def request_tokens(counter: TokenCounter, messages: Iterable[Message],
     """Tokens of a request under `counter`: messages with their overhead, tools and reply priming
     (pass a precomputed `overhead` to skip counting the tool definitions again)."""
     fixed = counter.overhead(tools) if overhead is None else overhead
-    return sum(counter.count_message(m) for m in messages) + fixed
+    return message_tokens(counter, messages) + fixed
 
 
 _ABSENT = "absent"
