@@ -21,6 +21,7 @@ from typing import Any
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.facts import FactRecall, _facts_of, normalize
 from ctxlab.metrics.sent import Sent
+from ctxlab.metrics.sent import changes as sent_changes
 
 MISSING = 50
 
@@ -55,11 +56,7 @@ class FactTracker:
         chain's `Sent`, already updated to `sent` (pass it at every call or at none)."""
         if upto < self.upto:
             raise ValueError(f"calls must come in ascending order ({upto} after {self.upto})")
-        if changes is None:
-            now = set(sent)
-            removed, added = self.sent - now, now - self.sent
-        else:
-            now, removed, added = changes.now, changes.removed, changes.added
+        now, removed, added = sent_changes(self.sent, sent, changes)
         for message in removed:
             self._send(message, -1)
         for message in added:

@@ -35,6 +35,7 @@ from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.facts import message_text
 from ctxlab.metrics.needed import Need, SessionNeeds
 from ctxlab.metrics.sent import Sent
+from ctxlab.metrics.sent import changes as sent_changes
 from ctxlab.store.schema import GroundedRow
 from ctxlab.tokens import TokenCounter, get_counter
 
@@ -112,11 +113,7 @@ class GroundedEvaluator:
             len(stated) - len(dropped), _json(lost), _json(dropped))
 
     def _update(self, sent: Sequence[Message], changes: Sent | None) -> None:
-        if changes is None:
-            now = set(sent)
-            removed, added = self._sent - now, now - self._sent
-        else:
-            now, removed, added = changes.now, changes.removed, changes.added
+        now, removed, added = sent_changes(self._sent, sent, changes)
         for message in removed:
             self._apply(self._view(message), -1)
         for message in added:

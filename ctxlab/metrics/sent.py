@@ -39,4 +39,14 @@ class Sent:
         return found
 
 
-__all__ = ["Sent"]
+def changes(previous: set[Message], sent: Sequence[Message],
+            chain: Sent | None) -> tuple[set[Message], set[Message], set[Message]]:
+    """`sent` as a set, and the messages removed and added against `previous`: worked out here, or
+    taken from the `chain` (already updated to `sent`) when the caller has one."""
+    if chain is not None:
+        return chain.now, chain.removed, chain.added
+    now = set(sent)
+    return now, previous - now, now - previous
+
+
+__all__ = ["Sent", "changes"]
