@@ -8,7 +8,10 @@ summaries and truncations, and a message dropped two turns ago is still lost.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from ctxlab.messages import Message
@@ -66,6 +69,7 @@ def request_tokens(counter: TokenCounter, messages: Iterable[Message],
 
 
 _ABSENT = "absent"
+_ID = attrgetter("id")
 
 
 def marks_by_id(result: Sequence[Message]) -> dict[str, str | None]:
@@ -79,13 +83,9 @@ def accounting(originals: Sequence[Message], result: Sequence[Message],
     """Count originals kept whole (same id, unmarked), truncated (same id, marked) and dropped;
     every other result message was added (a summary or marker)."""
     marks = marks_by_id(result) if marks is None else marks
-    kept = truncated = 0
-    for m in originals:
-        mark = marks.get(m.id, _ABSENT)
-        if mark is None:
-            kept += 1
-        elif mark == "truncated":
-            truncated += 1
+    # Counted in C (map and Counter): a per-turn replay runs this over the whole history at every call.
+    seen = Counter(map(marks.get, map(_ID, originals), repeat(_ABSENT)))
+    kept, truncated = seen[None], seen["truncated"]
     return Accounting(kept, truncated, len(originals) - kept - truncated, len(result) - kept - truncated)
 
 

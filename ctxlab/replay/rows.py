@@ -158,7 +158,10 @@ def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCount
     problems = []
     effective = result
     tracked = facts is not None and u.upto is not None
-    if u.upto is not None and ((quality.fact_recall is not None and not tracked) or result.summary is not None):
+    # Re-expressed over the originals only for a measure that reads its losses (a summary's are only
+    # read when its metrics are scored).
+    scored = result.summary is not None and quality.summary_metrics is not None
+    if u.upto is not None and ((quality.fact_recall is not None and not tracked) or scored):
         effective = metrics.against_originals(result, originals, before)
     if quality.fact_recall is not None:
         try:
