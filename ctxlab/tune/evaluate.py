@@ -31,7 +31,7 @@ from ctxlab.registry import parse_spec
 from ctxlab.replay.config import DEFAULT_COUNTER, SEED
 from ctxlab.replay.plan import Entry, WorkSpec, resolve_entries
 from ctxlab.strategies import get_strategy
-from ctxlab.tune.forked import Forked, replay_sessions
+from ctxlab.tune.forked import CAN_FORK, Forked, replay_sessions
 from ctxlab.tune.measures import Sample
 from ctxlab.tune.sessions import Sessions
 from ctxlab.tune.space import Setting, setting_key
@@ -124,7 +124,8 @@ class Evaluator:
         price_model: a litellm model to bill each call by with prompt caching (the cost is then
             dollars plus refetch at its uncached input price; else tokens sent plus refetch).
         workers: replay a setting's sessions in this many forked processes (`ctxlab.tune.forked`,
-            started on the first replay; `close` stops them); 1 replays in this process.
+            started on the first replay; `close` stops them); 1, or a platform without a safe fork,
+            replays in this process.
     """
 
     def __init__(self, sessions: Sessions, *, window: int, reference: str = DEFAULT_COUNTER,
@@ -197,7 +198,7 @@ class Evaluator:
 
     def _replay(self, run_id: str, entry: Entry, indices: Sequence[int]) -> dict[str, pa.Table]:
         spec = work_spec(run_id, entry, self.window, self.reference, self.price_model)
-        if self.workers <= 1:
+        if self.workers <= 1 or not CAN_FORK:
             return replay_sessions(self.sessions, spec, indices)
         if self._forked is None:
             self._forked = Forked(self.sessions, self.workers)

@@ -13,6 +13,7 @@ setting's rows come back as Arrow tables, one part per worker; every reader sort
 from __future__ import annotations
 
 import multiprocessing
+import sys
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -24,6 +25,9 @@ from ctxlab.replay.worker import build_state, replay_conversation
 from ctxlab.tune.sessions import Sessions
 
 _SESSIONS: Sessions | None = None  # a worker's sessions, inherited from the main process by fork
+# Fork is what lets the workers inherit the sessions; where it is missing or unsafe (macOS, Windows)
+# the evaluator replays in its own process instead.
+CAN_FORK = sys.platform == "linux"
 
 
 def replay_sessions(sessions: Sessions, spec: WorkSpec, indices: Sequence[int]) -> dict[str, pa.Table]:
@@ -86,4 +90,4 @@ class Forked:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-__all__ = ["Forked", "replay_sessions"]
+__all__ = ["CAN_FORK", "Forked", "replay_sessions"]
