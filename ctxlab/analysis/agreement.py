@@ -2,8 +2,9 @@
 
 Each rate is pooled over the sampled calls that got an answer, with a percentile bootstrap
 interval that resamples sessions (`bootstrap_mean_ci`): calls of one session are correlated, so
-resampling calls would make the intervals look tighter than the data supports. Two policies
-whose intervals overlap are not told apart by this sample.
+resampling calls would make the intervals look tighter than the data supports. No winner is named
+here: whether two policies differ is the paired rule of `ctxlab.analysis.ties`, not whether these
+intervals overlap.
 """
 
 from __future__ import annotations

@@ -402,9 +402,13 @@ def session_cost(calls: pd.DataFrame, *, price_model: str) -> Figure:
     title = f"Cost of one session over its calls ({price_model}, prompt caching)"
     if calls.empty:
         return _empty(title, "no priced calls for this session (replay --mode per-turn --price-model MODEL)")
+    lines = list(calls.groupby(["label", "counter", "window"], observed=True, sort=True))
+    # One legend under both panels, its rows added to the height: inside a panel, 30 policies' names
+    # would squeeze the plots to nothing.
+    columns = 3
     with _style():
-        fig, (left, right) = _figure(ncols=2, width=11.0, height=4.6)
-        for (label, counter, window), part in calls.groupby(["label", "counter", "window"], observed=True, sort=True):
+        fig, (left, right) = _figure(ncols=2, width=11.0, height=4.6 + 0.17 * -(-len(lines) // columns))
+        for (label, counter, window), part in lines:
             color, name = strategy_color(str(label)), f"{label} [{counter}] @{_tokens(window)}"
             left.plot(part["call"], part["cost_cum"], color=color, lw=1.4, label=name)
             right.plot(part["call"], part["write_cum"], color=color, lw=1.4)
@@ -413,7 +417,7 @@ def session_cost(calls: pd.DataFrame, *, price_model: str) -> Figure:
         left.set_ylabel("cumulative cost (USD)")
         right.set_xlabel("call")
         right.set_ylabel("cumulative cache tokens (solid: written, dashed: read)")
-        left.legend(fontsize=7, loc="upper left")
+        fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=columns, fontsize=7)
         return _finish(fig, title)
 
 
