@@ -103,10 +103,15 @@ def _pinned(messages: Sequence[Message], t: int) -> list[int]:
     return head + ([user] if user is not None else [])
 
 
-@lru_cache(maxsize=64)
+_CARRIERS: dict[str, int] = {}
+
+
 def _carrier(counter: TokenCounter) -> int:
-    """The fewest tokens a message costs with nothing in it (the text carrying the strings)."""
-    return min(counter.count_message(Message(role, "")) for role in _ROLES)
+    """The fewest tokens a message costs with nothing in it (the text carrying the strings), per counter."""
+    found = _CARRIERS.get(counter.name)
+    if found is None:
+        found = _CARRIERS[counter.name] = min(counter.count_message(Message(role, "")) for role in _ROLES)
+    return found
 
 
 @lru_cache(maxsize=50_000)
