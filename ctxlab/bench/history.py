@@ -155,8 +155,7 @@ def _fresh(db: Path) -> str:
 def _recommend(path: str, out: Path, window: int, workers: int, engine: str) -> str:
     """What ``ctxlab recommend`` does: the replay (with its progress bar), then the front and the verdict."""
     from ctxlab import store
-    from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import policies
+    from ctxlab.analysis.recommend import stored_policies
     from ctxlab.replay import RichProgress, replay
 
     config = recommend_config([path], window, deterministic_strategies(), db=_fresh(out / "history-recommend.duckdb"),
@@ -164,7 +163,7 @@ def _recommend(path: str, out: Path, window: int, workers: int, engine: str) -> 
     with RichProgress() as progress:
         summary = replay(config, progress)
     with store.reading(summary.db) as con:
-        verdict = policies(frames.results(con, summary.run_id, mode="per-turn"), config.references[0]).verdict
+        verdict = stored_policies(con, summary.run_id, config.references[0]).verdict
     return (f"{summary.conversations:,} sessions, {summary.units:,} units, {summary.errors} errors; run: "
             f"{verdict.run.name if verdict else '-'}")
 
