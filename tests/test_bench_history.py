@@ -36,7 +36,8 @@ def test_run_history_prints_each_part_against_tokenizing_once(tmp_path: Path) ->
                              echo=lambda _: None))
     assert lines[0].startswith("baseline: tokenize the history's distinct messages once")
     assert any(x.startswith("final: ctxlab replay --mode final") for x in lines)
-    assert any(x.startswith("live: a knob change of pi at 16,000 (median)") for x in lines)
+    assert any(x.startswith("live: a knob change of pi at 16,000 (median), from a sample of ") for x in lines)
+    assert any(x.startswith("live refine: that setting extended in the background") for x in lines)
     for text in lines:
         assert FIGURE.search(text), text
     with pytest.raises(CtxlabError, match="unknown bench part"):

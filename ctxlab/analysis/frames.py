@@ -15,6 +15,7 @@ fraction of the time `SELECT *` takes. The numbers are then computed by `ctxlab.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,24 @@ def results(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None 
     cols = ", ".join(f'"{c}"' for c in RESULT_COLUMNS)  # quoted: "window" is a reserved word in DuckDB
     return con.execute(f"SELECT {cols} FROM results WHERE {where} "
                        "ORDER BY dataset, seq, unit, reference", args).df()
+
+
+def unit_results(con: duckdb.DuckDBPyConnection, run_id: str, reference: str, columns: Sequence[str], *,
+                 dataset: str, seqs: tuple[int, int], mode: str = "per-turn") -> pd.DataFrame:
+    """`results` rows of one `dataset`'s conversations ``seqs[0] <= seq <= seqs[1]``, measured with
+    `reference`, only `columns`, in `results`' order: what a per-session figure reads a slice at a
+    time, so a run of millions of units never sits whole in memory."""
+    where, args = _where(run_id, dataset, mode)
+    cols = ", ".join(f'"{c}"' for c in columns)
+    return con.execute(f"SELECT {cols} FROM results WHERE {where} AND reference = ? AND seq BETWEEN ? AND ? "
+                       "ORDER BY dataset, seq, unit, reference", [*args, reference, *seqs]).df()
+
+
+def conversations(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None = None) -> list[tuple[str, int]]:
+    """The (dataset, seq) of every conversation a run stored units of, in order."""
+    where, args = _where(run_id, dataset)
+    return [(d, s) for d, s in con.execute(f"SELECT DISTINCT dataset, seq FROM result_rows WHERE {where} "
+                                           "ORDER BY dataset, seq", args).fetchall()]
 
 
 def estimator_rows(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None = None) -> pd.DataFrame:

@@ -17,19 +17,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ctxlab.analysis.evidence import evidence
 from ctxlab.analysis.limits import LIMIT_COLUMNS, headroom_finding, pooled_limit
-from ctxlab.analysis.sessions import RECALLS, VARIANT, session_rows
-from ctxlab.analysis.tables import bootstrap_mean_ci, pareto_front
+from ctxlab.analysis.sessions import READS, RECALLS, VARIANT, session_rows
+from ctxlab.analysis.tables import CONVERSATION, bootstrap_mean_ci, pareto_front
 from ctxlab.analysis.verdict import EXCLUDED, Verdict, decide
 
 # Recalls that also get a 95% interval over sessions (``<name>_low``, ``<name>_high``).
 BOUNDED = ("in_context_recall", "non_regex_recall")
+SESSIONS_PER_READ = 40  # about 8,000 calls x 31 policies of the generated history: some 100 MB of units
 POOLED = [r for r in RECALLS if r != "needed_recall"]
 FRONT_COLUMNS = [*VARIANT, "sessions", "calls", "tokens_sent", "refetch_tokens", "effective_tokens", "needed_recall",
                  "needed_low", "needed_high", *POOLED, *(f"{b}_{end}" for b in BOUNDED for end in ("low", "high")),
@@ -124,6 +125,30 @@ def policies(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None =
     return Policies(front, sessions, recommend(front, sessions, dataset=dataset))
 
 
+def stored_policies(con: Any, run_id: str, reference: str, costs: pd.DataFrame | None = None,
+                    input_price: float | None = None, *, per_read: int = SESSIONS_PER_READ) -> Policies:
+    """`policies` of a stored run's per-turn units (one window), read `per_read` sessions at a time.
+
+    A session's units are all in one read, so summing each read's `session_rows` gives the run's;
+    the main process holds one read's units, never the run's (3 million at a user's whole history),
+    and only the columns `session_rows` uses (`READS`).
+    """
+    from ctxlab.analysis import frames
+
+    done = frames.conversations(con, run_id)
+    reads = [("", (0, -1))]  # no units: one empty read, so the frames have their columns
+    for dataset in dict.fromkeys(d for d, _ in done):
+        seqs = [s for d, s in done if d == dataset]
+        reads += [(dataset, (seqs[i], seqs[min(i + per_read, len(seqs)) - 1])) for i in range(0, len(seqs), per_read)]
+    reads = reads[1:] or reads
+    parts = [session_rows(frames.unit_results(con, run_id, reference, READS, dataset=dataset, seqs=seqs), reference,
+                          costs, input_price) for dataset, seqs in reads]
+    sessions = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    sessions = sessions.sort_values([*VARIANT, *CONVERSATION], kind="stable", ignore_index=True)
+    front = frontier(sessions, reference, costs, input_price, sessions=sessions)
+    return Policies(front, sessions, recommend(front, sessions))
+
+
 def by_dataset(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None = None,
                input_price: float | None = None) -> list[Policies]:
     """`policies` per dataset and window of per-turn `results` (`costs`: of ONE price model)."""
@@ -146,5 +171,5 @@ def cost_column(front: pd.DataFrame) -> str:
     return "effective_usd" if "effective_usd" in front and front["effective_usd"].notna().any() else "effective_tokens"
 
 
-__all__ = ["BOUNDED", "FRONT_COLUMNS", "Policies", "by_dataset", "cost_column", "frontier", "policies", "recommend", "session_rows",
-           "verdicts"]
+__all__ = ["BOUNDED", "FRONT_COLUMNS", "Policies", "by_dataset", "cost_column", "frontier", "policies", "recommend",
+           "session_rows", "stored_policies", "verdicts"]

@@ -32,6 +32,9 @@ RECALLS = {"needed_recall": ("needed_kept", "needed_total"), "in_context_recall"
            "instruction_survival": ("instructions_kept", "instructions_total"),
            "fact_recall": ("facts_kept", "facts_total")}
 REASONS = ("orphaned", "overflowed", "failed")
+# The columns of the `results` view `unit_rows` reads (`ctxlab.analysis.frames.unit_results` reads only these).
+READS = (*VARIANT, *CONVERSATION, "unit", "turn", "reference", "mode", "status", "reference_tokens_before",
+         "reference_tokens_after", "fits_reference", "orphan_calls", "orphan_results", *SUMS)
 COLUMNS = [*VARIANT, *CONVERSATION, "calls", "tokens_sent", *SUMS.values(), "non_regex_kept", "non_regex_total",
            "effective_tokens", "rejected", *REASONS, "peak_tokens", "limit_missing"]
 
@@ -103,4 +106,4 @@ def _priced(rows: pd.DataFrame, costs: pd.DataFrame, input_price: float | None) 
     return out
 
 
-__all__ = ["COLUMNS", "REASONS", "RECALLS", "SUMS", "VARIANT", "rejected_calls", "session_rows", "unit_rows"]
+__all__ = ["COLUMNS", "READS", "REASONS", "RECALLS", "SUMS", "VARIANT", "rejected_calls", "session_rows", "unit_rows"]

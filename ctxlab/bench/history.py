@@ -17,21 +17,27 @@ distinct messages once with o200k_base, in the same run, in one process. The goa
 
 from __future__ import annotations
 
+import math
 import os
+import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ctxlab.bench import PeakRSS, baseline, cpu_seconds, deterministic_strategies, distinct_messages
 from ctxlab.errors import CtxlabError
 from ctxlab.replay.config import DEFAULT_WINDOWS, recommend_config
+
+if TYPE_CHECKING:
+    from ctxlab.tune.live import LiveTuner
 
 SESSIONS, CALLS = 500, 100_000
 WINDOW = 64_000  # the real-logs workload's window (docs/performance.md)
 TUNE_PRESET = "pi"  # two knobs: a grid of 25 settings plus the default, the issue's "26 settings"
 FINAL_POLICIES = ("sliding_window", "compaction", "gssc", "window_guard", "key_message")  # the five seeds
 FINAL_SESSIONS = 60
+REFINE_STEPS = 3  # a full refinement is a setting evaluated on every session: the tune part times that
 GOALS = {"recommend": ("wall", 15 * 60.0), "tune": ("wall", 120.0), "live": ("wall", 2.0),
          "final": ("ratio", 3.0)}
 MEMORY_GOAL = 4 * 2**30
@@ -111,10 +117,14 @@ def run_history(out_dir: str | Path = "bench", *, workers: int = 2, window: int 
             figure = measured(f"recommend: every deterministic policy at {window:,} per turn, {workers} workers "
                               f"({engine})", lambda: _recommend(path, out, window, workers, engine))
         elif part == "tune":
-            figure = measured(f"tune: {TUNE_PRESET}'s knobs at {window:,}, first pick re-checked on every session",
-                              lambda: _tune(path, window))
+            figure = measured(f"tune: {TUNE_PRESET}'s knobs at {window:,}, first pick re-checked on every session, "
+                              f"{workers} forked workers",
+                              lambda: _tune(path, window, workers))
         elif part == "live":
-            figure = _live(path, window)
+            figure, refined = _live(path, window)
+            yield f"{line(figure, base, GOALS[part])} ({load_line()})"
+            yield f"{line(refined, base)} ({load_line()})"
+            continue
         else:
             sub = tokenize_once([path], FINAL_SESSIONS)
             yield f"  {line(sub, sub)}"
@@ -145,8 +155,7 @@ def _fresh(db: Path) -> str:
 def _recommend(path: str, out: Path, window: int, workers: int, engine: str) -> str:
     """What ``ctxlab recommend`` does: the replay (with its progress bar), then the front and the verdict."""
     from ctxlab import store
-    from ctxlab.analysis import frames
-    from ctxlab.analysis.recommend import policies
+    from ctxlab.analysis.recommend import stored_policies
     from ctxlab.replay import RichProgress, replay
 
     config = recommend_config([path], window, deterministic_strategies(), db=_fresh(out / "history-recommend.duckdb"),
@@ -154,35 +163,68 @@ def _recommend(path: str, out: Path, window: int, workers: int, engine: str) -> 
     with RichProgress() as progress:
         summary = replay(config, progress)
     with store.reading(summary.db) as con:
-        verdict = policies(frames.results(con, summary.run_id, mode="per-turn"), config.references[0]).verdict
+        verdict = stored_policies(con, summary.run_id, config.references[0]).verdict
     return (f"{summary.conversations:,} sessions, {summary.units:,} units, {summary.errors} errors; run: "
             f"{verdict.run.name if verdict else '-'}")
 
 
-def _tune(path: str, window: int) -> str:
+def _tune(path: str, window: int, workers: int) -> str:
     from ctxlab.tune import Sessions
-    from ctxlab.tune.run import tune
+    from ctxlab.tune.run import evaluations_frame, tune
 
+    started = time.perf_counter()
     sessions = Sessions.load([path])
-    outcome = tune(sessions, TUNE_PRESET, window=window)
+    loaded = time.perf_counter() - started
+    outcome = tune(sessions, TUNE_PRESET, window=window, workers=workers)
     pick = outcome.result.pick
     chosen = outcome.result.evaluations[pick.row].setting.values if pick else "none"
-    return (f"{len(sessions):,} sessions, {sessions.calls:,} calls; {len(outcome.result.evaluations)} settings "
-            f"({outcome.result.method}), pick {chosen} in {outcome.seconds:.1f} s of search")
+    rested = evaluations_frame(outcome)["sessions"].value_counts().sort_index(ascending=False)
+    rungs = ", ".join(f"{count} on {int(n)}" for n, count in rested.items())
+    return (f"{len(sessions):,} sessions, {sessions.calls:,} calls (read in {loaded:.1f} s); "
+            f"{len(outcome.result.evaluations)} settings ({outcome.result.method}: {rungs} sessions), "
+            f"pick {chosen} in {outcome.seconds:.1f} s of search")
 
 
-def _live(path: str, window: int) -> Figure:
-    """The median knob change of `TUNE_PRESET` (`ctxlab.tune.speed`), what the Tuning page waits for."""
+def _live(path: str, window: int) -> tuple[Figure, Figure]:
+    """The Tuning page on the history (`ctxlab.tune.live.LiveTuner`): the median knob change of
+    `TUNE_PRESET` answered from the stratified sample, then that setting refined on more sessions as
+    the page does in the background (its first steps, run here in the foreground to time them)."""
     from ctxlab.tune import Sessions
-    from ctxlab.tune.speed import prepare, time_policy
+    from ctxlab.tune.live import LiveTuner
+    from ctxlab.tune.speed import knob_values, time_live
 
-    sessions = Sessions.load([path])
+    tuner = LiveTuner(Sessions.load([path]))
+    calls = sum(tuner.sessions.calls_of(i) for i in tuner.order[:tuner.sample])
     with PeakRSS(0.2) as rss:
-        ready = prepare(sessions, "o200k_base")
-        timing = time_policy(sessions, TUNE_PRESET, window, reference="o200k_base", price_model=None)
-    return Figure(f"live: a knob change of {TUNE_PRESET} at {window:,} (median)", timing.median_s, timing.cpu_median_s,
-                  rss.peak, f"p90 {timing.p90_s:.2f} s wall / {timing.cpu_p90_s:.2f} s CPU over {timing.changes} "
-                  f"changes on {len(sessions)} sessions; built once before: {ready:.1f} s")
+        wall, cpu = time.perf_counter(), time.process_time()
+        tuner.default(TUNE_PRESET, window)
+        cold = (time.perf_counter() - wall, time.process_time() - cpu)
+        timing = time_live(tuner, TUNE_PRESET, window)
+    change = Figure(f"live: a knob change of {TUNE_PRESET} at {window:,} (median), from a sample of "
+                    f"{tuner.sample} of {len(tuner.order)} sessions ({calls:,} calls)", timing.median_s,
+                    timing.cpu_median_s, rss.peak,
+                    f"p90 {timing.p90_s:.2f} s wall / {timing.cpu_p90_s:.2f} s CPU over {timing.changes} changes; "
+                    f"first answer (the sample's sessions prepared) {cold[0]:.1f} s wall / {cold[1]:.1f} s CPU")
+    refined = measured(f"live refine: that setting extended in the background, first {REFINE_STEPS} steps "
+                       f"(timed in the foreground)", lambda: _refine(tuner, window, knob_values(TUNE_PRESET, window)[-1]))
+    return change, refined
+
+
+def _refine(tuner: LiveTuner, window: int, values: dict[str, float]) -> str:
+    """The first `REFINE_STEPS` steps of the page's background refinement, and what all of them take."""
+    steps: list[float] = []
+    last, reached = time.perf_counter(), tuner.sample
+    for point in tuner.refine(TUNE_PRESET, window, values):
+        steps.append(time.perf_counter() - last)
+        last, reached = time.perf_counter(), point.sessions
+        if len(steps) == REFINE_STEPS:
+            break
+    if not steps:
+        return "nothing to refine"
+    total = math.ceil((len(tuner.order) - tuner.sample) / max(tuner.sample, 1))
+    return (f"{len(steps)} of its {total} steps (about {tuner.sample} sessions each, now on {reached}): "
+            f"{statistics.mean(steps):.1f} s wall each, so every session after about "
+            f"{statistics.mean(steps) * total:,.0f} s at this load")
 
 
 def _final(path: str, out: Path, workers: int, engine: str) -> str:

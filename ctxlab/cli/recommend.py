@@ -47,9 +47,8 @@ def recommend(
     reference tokenizer measures what is really sent and what overflows the window.
     """
     from ctxlab import store
-    from ctxlab.analysis import frames
     from ctxlab.analysis.limits import LIMIT_NOTE
-    from ctxlab.analysis.recommend import policies
+    from ctxlab.analysis.recommend import stored_policies
     from ctxlab.analysis.standin_shipped import logs_gap, logs_rows
     from ctxlab.analysis.verdicts import with_standin
     from ctxlab.bench import deterministic_strategies
@@ -66,8 +65,7 @@ def recommend(
     summary = run_replay(config)
     with store.reading(summary.db) as con:
         costs = store.session_costs(con, summary.run_id) if price_model else None
-        found = policies(frames.results(con, summary.run_id, mode="per-turn"), reference, costs,
-                         input_price(price_model) if price_model else None)
+        found = stored_policies(con, summary.run_id, reference, costs, input_price(price_model) if price_model else None)
     front = found.front.sort_values("needed_recall", ascending=False, ignore_index=True)
     shown = percents(front).assign(front=front["on_front"].map({True: "*", False: ""}))
     headers = dict(FRONT_HEADERS)

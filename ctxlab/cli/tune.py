@@ -11,7 +11,7 @@ import typer
 from ctxlab.cli.app import command
 from ctxlab.cli.common import Db, Limit, Reference, SkipInvalid, Skips, console, df_table, print_skips
 from ctxlab.cli.sessions import NEWEST, FromAgent, LogSources, Newest, sources_from
-from ctxlab.replay.config import DEFAULT_COUNTER
+from ctxlab.replay.config import DEFAULT_COUNTER, DEFAULT_WORKERS
 
 SHOWN = ("needed_recall", "ci", "in_context_recall", "non_regex_recall", "instruction_survival", "tokens_sent",
          "effective_tokens")
@@ -45,6 +45,9 @@ def tune(
         "--halving/--no-halving", help="Successive halving over sessions: every setting on a stratified sample "
                                        "first, a third kept per rung, the pick re-checked on every session "
                                        "[default: from 48 sessions on].", show_default=False)] = None,
+    workers: Annotated[int, typer.Option(
+        help="Replay each setting's sessions in this many forked processes, each keeping its sessions "
+             "prepared (0 or 1 = in this process).")] = DEFAULT_WORKERS,
 ) -> None:
     """Tune your agent's own compaction settings on your sessions: every setting replayed turn by
     turn, scored by needed-context recall, instruction survival and effective cost; the front, the
@@ -60,7 +63,8 @@ def tune(
               f"({sessions.calls:,} calls) from {', '.join(sources)}: every setting replayed call by call "
               f"({reference} counts), cost = {_cost_words(price_model)}.", markup=False)
     outcome = run(sessions, policy, window=window, price_model=price_model, reference=reference, knobs=knob,
-                  trials=trials or DEFAULT_TRIALS, seed=seed, db=db or store.default_db(), halving=halving)
+                  trials=trials or DEFAULT_TRIALS, seed=seed, db=db or store.default_db(), halving=halving,
+                  workers=workers)
     print_outcome(outcome, sources, db or store.default_db())
     print_skips(Skips((f"{s.dataset}: {s.where}", s.reason) for s in sessions.skips))
 

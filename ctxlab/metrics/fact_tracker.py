@@ -20,6 +20,8 @@ from typing import Any
 
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.facts import FactRecall, _facts_of, normalize
+from ctxlab.metrics.sent import Sent
+from ctxlab.metrics.sent import changes as sent_changes
 
 MISSING = 50
 
@@ -31,6 +33,10 @@ class FactTracker:
         self.facts = _facts_of(conversation)
         self.originals = conversation.messages
         self.ground = [(f, g.message_index) for g in self.facts.ground if (f := normalize(g.fact))]
+        # The ground facts again by message, so a call visits only those of the messages new since the
+        # previous one (`ground` keeps `fact_recall`'s order, which ranks the missing facts).
+        self.arrivals = sorted(self.ground, key=lambda pair: pair[1])
+        self.arrival_at = [index for _, index in self.arrivals]
         self.sources = _sources(self.facts, self.originals)
         self.by_id: dict[str, list[int]] = defaultdict(list)
         for i, m in enumerate(self.originals):
@@ -45,22 +51,22 @@ class FactTracker:
         self.placed: dict[str, tuple[int, int, int]] = {}
         self.dirty: set[str] = set()
 
-    def measure(self, upto: int, sent: Sequence[Message]) -> FactRecall:
-        """Fact recall of the call before ``originals[upto]`` that sends `sent`."""
+    def measure(self, upto: int, sent: Sequence[Message], *, changes: Sent | None = None) -> FactRecall:
+        """Fact recall of the call before ``originals[upto]`` that sends `sent`; `changes`: the
+        chain's `Sent`, already updated to `sent` (pass it at every call or at none)."""
         if upto < self.upto:
             raise ValueError(f"calls must come in ascending order ({upto} after {self.upto})")
-        now = set(sent)
-        for message in self.sent - now:
+        now, removed, added = sent_changes(self.sent, sent, changes)
+        for message in removed:
             self._send(message, -1)
-        for message in now - self.sent:
+        for message in added:
             self._send(message, 1)
         self.sent = now
         for i in range(self.upto, upto):
             if not self.whole[self.originals[i].id]:
                 self._original(i, 1)
-        for fact, index in self.ground:
-            if self.upto <= index < upto:
-                self._want(fact, 1)
+        for fact, _ in self.arrivals[bisect_left(self.arrival_at, self.upto):bisect_left(self.arrival_at, upto)]:
+            self._want(fact, 1)
         self.upto = upto
         self._reorder()
         missing = tuple(fact for _, fact in self.order[:MISSING])

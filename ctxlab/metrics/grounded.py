@@ -34,6 +34,8 @@ from typing import NamedTuple
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.facts import message_text
 from ctxlab.metrics.needed import Need, SessionNeeds
+from ctxlab.metrics.sent import Sent
+from ctxlab.metrics.sent import changes as sent_changes
 from ctxlab.store.schema import GroundedRow
 from ctxlab.tokens import TokenCounter, get_counter
 
@@ -85,9 +87,10 @@ class GroundedEvaluator:
         self._framed: Counter[str] = Counter()
         self._instructions: Counter[int] = Counter()
 
-    def measure(self, t: int, sent: Sequence[Message]) -> CallMeasures:
-        """The measures of the call before message `t` that sends `sent`."""
-        self._update(sent)
+    def measure(self, t: int, sent: Sequence[Message], *, changes: Sent | None = None) -> CallMeasures:
+        """The measures of the call before message `t` that sends `sent`; `changes`: the chain's
+        `Sent`, already updated to `sent` (pass it at every call or at none)."""
+        self._update(sent, changes)
         needs = self.needs.calls.get(t, ())
         counts: Counter[str] = Counter()
         lost, refetch = [], set()
@@ -109,11 +112,11 @@ class GroundedEvaluator:
             counts["other_kept"], sum(self.needs.tokens[j] for j in refetch), len(refetch), len(stated),
             len(stated) - len(dropped), _json(lost), _json(dropped))
 
-    def _update(self, sent: Sequence[Message]) -> None:
-        now = set(sent)
-        for message in self._sent - now:
+    def _update(self, sent: Sequence[Message], changes: Sent | None) -> None:
+        now, removed, added = sent_changes(self._sent, sent, changes)
+        for message in removed:
             self._apply(self._view(message), -1)
-        for message in now - self._sent:
+        for message in added:
             self._apply(self._view(message), 1)
         self._sent = now
 

@@ -31,13 +31,14 @@ previous call holds) to the limit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 from ctxlab.messages import Message
 from ctxlab.metrics.needed import SessionNeeds
 from ctxlab.strategies.mechanics import newest_user, system_prefix
-from ctxlab.tokens import TokenCounter
+from ctxlab.tokens import TokenCounter, message_tokens
 from ctxlab.tokens.cover import inner_tokens, vocabulary, vocabulary_of
 
 HORIZON = "next call"
@@ -45,29 +46,54 @@ BINDS = 0.995  # a pooled limit under this is a budget that bound: a policy lost
 _ROLES = ("system", "user", "assistant", "tool")
 
 
-def limit_kept(needs: SessionNeeds, t: int, sent: Sequence[Message], counter: TokenCounter) -> int:
+class _Call(NamedTuple):
+    """What the limit of one call needs whatever the policy (built once per session and call):
+    its pinned messages, per needed string the pinned ones holding it, and the strings by cost."""
+
+    pinned: tuple[int, ...]
+    held: tuple[tuple[str, frozenset[int]], ...]
+    by_cost: tuple[tuple[int, str], ...]
+
+
+def limit_kept(needs: SessionNeeds, t: int, sent: Sequence[Message], counter: TokenCounter, *,
+               whole: Collection[Message] | None = None, sent_tokens: int | None = None) -> int:
     """The hindsight limit of the call before message `t` at the tokens `sent` costs under `counter`
-    (the reference `needs` was built with), as a count of its needed strings."""
-    needed = [n.text for n in needs.calls.get(t, ())]
-    if not needed:
+    (the reference `needs` was built with), as a count of its needed strings. `whole` (`sent` as a
+    set) and `sent_tokens` (`message_tokens` of `sent`) save recomputing them when at hand."""
+    call = _call(needs, t, counter)
+    if not call.held:
         return 0
     messages = needs.conversation.messages
-    whole = set(sent)
-    pinned = [j for j in _pinned(messages, t) if messages[j] in whole]
-    free = {s for s in needed if any(j in pinned for j in needs.holdings[s].indices)}
+    whole = set(sent) if whole is None else whole
+    pinned = [j for j in call.pinned if messages[j] in whole]
+    free = {s for s, holders in call.held if holders.intersection(pinned)} if pinned else set()
     # The fixed overhead is in every request alike: the messages' own tokens are what is shared out.
-    room = (sum(counter.count_message(m) for m in sent) - sum(counter.count_message(messages[j]) for j in pinned)
-            - _carrier(counter))
-    vocab = vocabulary_of(counter)
-    costs = call_costs(tuple(needed), counter.name if vocab is not None else "")
+    body = message_tokens(counter, sent) if sent_tokens is None else sent_tokens
+    room = body - sum(counter.count_message(messages[j]) for j in pinned) - _carrier(counter)
     taken = 0
     if room >= 0:
-        for cost in sorted(c for s, c in zip(needed, costs, strict=True) if s not in free):
+        for cost, s in call.by_cost:
+            if s in free:
+                continue
             if cost > room:
                 break
             room -= cost
             taken += 1
     return len(free) + taken
+
+
+def _call(needs: SessionNeeds, t: int, counter: TokenCounter) -> _Call:
+    """The `_Call` of `t`, kept with the session's needs: every policy replayed asks for the same calls."""
+    key = (t, counter.name)
+    call = needs.limits.get(key)
+    if call is None:
+        needed = [n.text for n in needs.calls.get(t, ())]
+        pinned = _pinned(needs.conversation.messages, t)
+        held = tuple((s, frozenset(j for j in needs.holdings[s].indices if j in pinned)) for s in needed)
+        costs = call_costs(tuple(needed), counter.name if vocabulary_of(counter) is not None else "")
+        # Sorted as (cost, string) pairs: the costs come in the same order as sorting them alone.
+        call = needs.limits[key] = _Call(tuple(pinned), held, tuple(sorted(zip(costs, needed, strict=True))))
+    return call
 
 
 def _pinned(messages: Sequence[Message], t: int) -> list[int]:
@@ -77,9 +103,15 @@ def _pinned(messages: Sequence[Message], t: int) -> list[int]:
     return head + ([user] if user is not None else [])
 
 
+_CARRIERS: dict[str, int] = {}
+
+
 def _carrier(counter: TokenCounter) -> int:
-    """The fewest tokens a message costs with nothing in it (the text carrying the strings)."""
-    return min(counter.count_message(Message(role, "")) for role in _ROLES)
+    """The fewest tokens a message costs with nothing in it (the text carrying the strings), per counter."""
+    found = _CARRIERS.get(counter.name)
+    if found is None:
+        found = _CARRIERS[counter.name] = min(counter.count_message(Message(role, "")) for role in _ROLES)
+    return found
 
 
 @lru_cache(maxsize=50_000)

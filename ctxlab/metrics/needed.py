@@ -161,6 +161,7 @@ class SessionNeeds:
     instructions: list[tuple[int, str]]
     index: dict[Message, int]
     views: dict = field(default_factory=dict, repr=False)  # message -> what it holds (`ctxlab.metrics.grounded`)
+    limits: dict = field(default_factory=dict, repr=False)  # (call, counter) -> what its limit needs (`ctxlab.metrics.limit`)
     instruction_indices: list[int] = field(init=False, repr=False)
     finder: StringFinder | None = field(default=None, init=False, repr=False)
 

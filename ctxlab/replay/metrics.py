@@ -8,13 +8,16 @@ summaries and truncations, and a message dropped two turns ago is still lost.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from ctxlab.messages import Message
 from ctxlab.strategies import SUMMARY_CALL, CompressionResult
 from ctxlab.strategies.mechanics import newest_user, system_prefix
-from ctxlab.tokens import TokenCounter
+from ctxlab.tokens import TokenCounter, message_tokens
 
 
 class Accounting(NamedTuple):
@@ -62,10 +65,11 @@ def request_tokens(counter: TokenCounter, messages: Iterable[Message],
     """Tokens of a request under `counter`: messages with their overhead, tools and reply priming
     (pass a precomputed `overhead` to skip counting the tool definitions again)."""
     fixed = counter.overhead(tools) if overhead is None else overhead
-    return sum(counter.count_message(m) for m in messages) + fixed
+    return message_tokens(counter, messages) + fixed
 
 
 _ABSENT = "absent"
+_ID = attrgetter("id")
 
 
 def marks_by_id(result: Sequence[Message]) -> dict[str, str | None]:
@@ -79,13 +83,9 @@ def accounting(originals: Sequence[Message], result: Sequence[Message],
     """Count originals kept whole (same id, unmarked), truncated (same id, marked) and dropped;
     every other result message was added (a summary or marker)."""
     marks = marks_by_id(result) if marks is None else marks
-    kept = truncated = 0
-    for m in originals:
-        mark = marks.get(m.id, _ABSENT)
-        if mark is None:
-            kept += 1
-        elif mark == "truncated":
-            truncated += 1
+    # Counted in C (map and Counter): a per-turn replay runs this over the whole history at every call.
+    seen = Counter(map(marks.get, map(_ID, originals), repeat(_ABSENT)))
+    kept, truncated = seen[None], seen["truncated"]
     return Accounting(kept, truncated, len(originals) - kept - truncated, len(result) - kept - truncated)
 
 

@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.fact_tracker import FactTracker
+from ctxlab.metrics.sent import Sent
 from ctxlab.replay import metrics
 from ctxlab.replay.plan import Entry
 from ctxlab.store.schema import ROW_TABLES, ROW_TYPES, arrow_schema
@@ -119,9 +120,11 @@ class Unit:
 def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCounts,
               references: Sequence[tuple[str, TokenCounter]], context: Sequence[Message],
               result: CompressionResult | None, error: str | None, latency_ms: float,
-              quality: Quality, summary_cache: dict, facts: FactTracker | None = None) -> None:
+              quality: Quality, summary_cache: dict, facts: FactTracker | None = None,
+              sent: Sent | None = None) -> None:
     """Measure one compression against the original history and append its rows; `facts` scores the
-    regex fact recall of a per-turn chain's calls incrementally (the same figures as `fact_recall`)."""
+    regex fact recall of a per-turn chain's calls incrementally (the same figures as `fact_recall`);
+    `sent`: the chain's `Sent`, already updated to this result (with `facts`, pass it at every call)."""
     originals = conv.messages if u.upto is None else conv.messages[:u.upto]
     before = counts.history(u.entry.counter, u.upto)
     row: dict[str, Any] = {
@@ -155,11 +158,14 @@ def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCount
     problems = []
     effective = result
     tracked = facts is not None and u.upto is not None
-    if u.upto is not None and ((quality.fact_recall is not None and not tracked) or result.summary is not None):
+    # Re-expressed over the originals only for a measure that reads its losses (a summary's are only
+    # read when its metrics are scored).
+    scored = result.summary is not None and quality.summary_metrics is not None
+    if u.upto is not None and ((quality.fact_recall is not None and not tracked) or scored):
         effective = metrics.against_originals(result, originals, before)
     if quality.fact_recall is not None:
         try:
-            fr = (facts.measure(u.upto, kept) if facts is not None and u.upto is not None
+            fr = (facts.measure(u.upto, kept, changes=sent) if facts is not None and u.upto is not None
                   else quality.fact_recall(conv, effective, upto=u.upto))
             row.update(fact_recall=fr.recall, facts_total=fr.total, facts_kept=fr.kept,
                        facts_missing=json.dumps(list(fr.missing)[:50], ensure_ascii=False))
@@ -173,8 +179,9 @@ def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCount
     strategy_counter = counts.counters[u.entry.counter]
     for name, ref in references:
         # Measured with the strategy's own counter, the result's count is already exact.
-        after = result.tokens_after if ref is strategy_counter else metrics.request_tokens(
-            ref, kept, overhead=counts.overhead(name))
+        after = (result.tokens_after if ref is strategy_counter else
+                 sent.tokens(ref) + counts.overhead(name) if sent is not None
+                 else metrics.request_tokens(ref, kept, overhead=counts.overhead(name)))
         rows.add("result_refs", {**u.key(), "reference": name, "reference_tokens_before": counts.history(name, u.upto),
                                  "reference_tokens_after": after, "fits_reference": metrics.fits(after, u.window)})
 

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 from ctxlab import caches
-from ctxlab.messages import Conversation, Message
+from ctxlab.messages import Conversation
 from ctxlab.metrics.compactions import recorded_compaction_rows
 from ctxlab.metrics.estimator import conversation_rows, message_rows
 from ctxlab.metrics.fact_tracker import FactTracker
@@ -27,6 +27,7 @@ from ctxlab.metrics.facts import fact_recall
 from ctxlab.metrics.grounded import GroundedEvaluator, SessionNeeds, grounded_row
 from ctxlab.metrics.limit import limit_kept
 from ctxlab.metrics.provider import provider_rows
+from ctxlab.metrics.sent import Sent
 from ctxlab.metrics.summary import summary_metrics
 from ctxlab.replay.plan import WorkSpec
 from ctxlab.replay.pricing import Chain, Pricer, recorded_outputs
@@ -138,27 +139,32 @@ def replay_conversation(spec: WorkSpec, state: _State, rows: Rows, dataset: str,
                 chain = Chain(state.pricer, outputs) if state.pricer and mode == "per-turn" else None
                 graded = GroundedEvaluator(needs) if needs is not None and mode == "per-turn" else None
                 facts = FactTracker(conv) if state.quality.fact_recall is not None and mode == "per-turn" else None
+                sent = Sent() if mode == "per-turn" else None
                 for step in replay_steps(strategy, conv, window, counter, mode):
                     unit = Unit(spec.run_id, dataset, seq, n_units, entry, window, mode, step.turn, step.upto)
+                    if sent is not None and step.result is not None:
+                        sent.update(step.result.messages)
                     unit_rows(rows, unit, conv, counts, state.references, step.context, step.result, step.error,
-                              step.latency_ms, state.quality, summary_cache, facts)
+                              step.latency_ms, state.quality, summary_cache, facts, sent)
                     if chain is not None and step.upto is not None:
                         for cost in chain.price(n_units, conv, step.upto, step.result):
                             rows.add_typed(unit.key(), cost)
-                    if graded is not None and step.upto is not None and step.result is not None:
-                        _grounded_row(rows, unit, graded, step.upto, step.result.messages, state.references[0][1])
+                    if graded is not None and sent is not None and step.upto is not None and step.result is not None:
+                        _grounded_row(rows, unit, graded, step.upto, sent, state.references[0][1])
                     rows.seal()
                     n_units += 1
     rows.add("done", {"run_id": spec.run_id, "dataset": dataset, "seq": seq, "units": n_units})
     return n_units
 
 
-def _grounded_row(rows: Rows, unit: Unit, graded: GroundedEvaluator, upto: int, sent: Sequence[Message],
+def _grounded_row(rows: Rows, unit: Unit, graded: GroundedEvaluator, upto: int, sent: Sent,
                   reference: TokenCounter) -> None:
     """The unit's grounded measures and the hindsight limit at its tokens (`ctxlab.metrics.limit`);
     a metric bug is noted on its result row, not a lost unit."""
     try:
-        measures = graded.measure(upto, sent)._replace(limit_kept=limit_kept(graded.needs, upto, sent, reference))
+        limit = limit_kept(graded.needs, upto, sent.messages, reference, whole=sent.now,
+                           sent_tokens=sent.tokens(reference))
+        measures = graded.measure(upto, sent.messages, changes=sent)._replace(limit_kept=limit)
         rows.add_typed(unit.key(), grounded_row(unit.unit, measures))
     except Exception as exc:
         row = rows.tables["result_rows"][-1]

@@ -83,10 +83,14 @@ def _open_with_retry(path: str, read_only: bool, limit: float) -> duckdb.DuckDBP
 
 
 @contextlib.contextmanager
-def writing(path: str | Path | None = None, *, timeout: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A writable connection held only for the ``with`` block, so readers get in between."""
+def writing(path: str | Path | None = None, *, timeout: float | None = None,
+            memory_limit: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A writable connection held only for the ``with`` block, so readers get in between;
+    `memory_limit` (DuckDB's, e.g. ``"256MB"``) bounds what DuckDB holds while it lasts."""
     con = connect(path, timeout=timeout)
     try:
+        if memory_limit is not None:
+            con.execute(f"SET memory_limit = '{memory_limit}'")
         yield con
     finally:
         con.close()

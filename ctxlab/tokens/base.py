@@ -54,6 +54,22 @@ def content_key(text: str) -> str | bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+def message_tokens(counter: TokenCounter, messages: Iterable[Message]) -> int:
+    """``sum(counter.count_message(m) for m in messages)``, without the request overhead.
+
+    A replay sums every message sent at every call, several times per call; when every message is
+    already in a `CachedCounter`'s cache, which is the rule after a session's first call, the sum
+    is one pass of dict lookups instead of a method call per message.
+    """
+    if isinstance(counter, CachedCounter):
+        messages = messages if isinstance(messages, Sequence) else tuple(messages)
+        try:
+            return sum(map(counter._message_cache.__getitem__, messages))
+        except KeyError:
+            pass
+    return sum(map(counter.count_message, messages))
+
+
 class CachedCounter(ABC):
     """Base counter: subclasses define `_count_text` and, where their message format differs,
     `_count_message`; `count` and `count_message` add the caching.

@@ -21,7 +21,8 @@ Every module, by what it does:
   (the pick's evidence in words);
 - the objective on real sessions: `sessions` (read once, numbered as the replay numbers them),
   `evaluate` (each setting replayed call by call through the replay's own per-unit code and scored
-  by the grounded measures and effective cost), `stored` (every evaluation a run in the store,
+  by the grounded measures and effective cost; `forked` replays a setting's sessions in forked
+  workers that keep their sessions prepared), `stored` (every evaluation a run in the store,
   reused on a rerun) and `run` (`ctxlab tune` as a function: `tune`, `evaluations_frame`);
 - the faces: `live` (the dashboard's and notebook's live tuner), `widgets` (its notebook sliders),
   `speed` (how fast a knob change answers, for ``ctxlab bench``) and `reference` (docs/tuning.md's

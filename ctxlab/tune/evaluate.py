@@ -30,9 +30,8 @@ from ctxlab.errors import CtxlabError
 from ctxlab.registry import parse_spec
 from ctxlab.replay.config import DEFAULT_COUNTER, SEED
 from ctxlab.replay.plan import Entry, WorkSpec, resolve_entries
-from ctxlab.replay.rows import Rows
-from ctxlab.replay.worker import build_state, replay_conversation
 from ctxlab.strategies import get_strategy
+from ctxlab.tune.forked import CAN_FORK, Forked, replay_sessions
 from ctxlab.tune.measures import Sample
 from ctxlab.tune.sessions import Sessions
 from ctxlab.tune.space import Setting, setting_key
@@ -124,10 +123,13 @@ class Evaluator:
         reference: the tokenizer that counts what is sent (and refetch tokens).
         price_model: a litellm model to bill each call by with prompt caching (the cost is then
             dollars plus refetch at its uncached input price; else tokens sent plus refetch).
+        workers: replay a setting's sessions in this many forked processes (`ctxlab.tune.forked`,
+            started on the first replay; `close` stops them); 1, or a platform without a safe fork,
+            replays in this process.
     """
 
     def __init__(self, sessions: Sessions, *, window: int, reference: str = DEFAULT_COUNTER,
-                 price_model: str | None = None) -> None:
+                 price_model: str | None = None, workers: int = 1) -> None:
         self.sessions, self.window, self.reference, self.price_model = sessions, window, reference, price_model
         self.scope = sessions.scope(reference, price_model)
         self.input_price = input_price(price_model) if price_model else None
@@ -138,6 +140,8 @@ class Evaluator:
         self._parts: dict[str, tuple[int, list[dict[str, pa.Table]]]] = {}  # key -> sessions replayed, their rows
         self._lock = threading.RLock()
         self._con: Any = None
+        self.workers = workers
+        self._forked: Forked | None = None
 
     @property
     def cost(self) -> str:
@@ -194,13 +198,18 @@ class Evaluator:
 
     def _replay(self, run_id: str, entry: Entry, indices: Sequence[int]) -> dict[str, pa.Table]:
         spec = work_spec(run_id, entry, self.window, self.reference, self.price_model)
-        state = build_state(spec)
-        rows = Rows()
-        prepared = self.sessions.prepared(self.reference, indices)
-        for i in indices:
-            item = self.sessions.items[i]
-            replay_conversation(spec, state, rows, item.dataset, item.seq, item.conversation, prepared[i])
-        return rows.to_arrow()
+        if self.workers <= 1 or not CAN_FORK:
+            return replay_sessions(self.sessions, spec, indices)
+        if self._forked is None:
+            self._forked = Forked(self.sessions, self.workers)
+        return self._forked.replay(spec, indices)
+
+    def close(self) -> None:
+        """Stop the forked workers, if any (a later replay starts them again)."""
+        with self._lock:
+            if self._forked is not None:
+                self._forked.close()
+                self._forked = None
 
     def _read(self, run_id: str, tables: Mapping[str, pa.Table]) -> tuple[pd.DataFrame, pd.DataFrame | None]:
         """The rows read back as `ctxlab recommend` reads a run (an in-memory store, emptied after)."""

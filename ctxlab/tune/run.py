@@ -56,7 +56,7 @@ def goal(evaluator: Evaluator) -> Goal:
 def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | None = None,
          reference: str = DEFAULT_COUNTER, knobs: Sequence[str] | None = None, trials: int = DEFAULT_TRIALS,
          method: str = "auto", seed: int = 0, db: str | None = None, evaluator: Evaluator | None = None,
-         write: bool = True, halving: bool | None = None) -> TuneOutcome:
+         write: bool = True, halving: bool | None = None, workers: int = 1) -> TuneOutcome:
     """Search `preset`'s knobs over `sessions` at `window` tokens.
 
     Args:
@@ -74,6 +74,8 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
         write: with `db`, write the new evaluations and the search's record.
         halving: successive halving over sessions (`ctxlab.tune.halving`) instead of evaluating
             every setting on every session; by default from `HALVING_FROM` sessions on.
+        workers: without `evaluator`, replay each setting's sessions in this many forked processes
+            (`ctxlab.tune.forked`; stopped when the search ends).
 
     Raises:
         CtxlabError: no sessions, a preset with nothing to tune, an evaluator for another window.
@@ -82,17 +84,23 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
     knobs_for(preset)  # an unknown preset, or one without knobs, fails here, named
     if not sessions.items:
         raise CtxlabError("no sessions to tune on (the sources held no conversation)")
-    evaluator = evaluator or Evaluator(sessions, window=window, reference=reference, price_model=price_model)
+    own = evaluator is None
+    evaluator = evaluator or Evaluator(sessions, window=window, reference=reference, price_model=price_model,
+                                       workers=workers)
     if (evaluator.window, evaluator.price_model) != (window, price_model):
         raise CtxlabError("the evaluator is for another window or price model")
     cache = StoreCache(db, evaluator) if db else None
     before = len(evaluator.pending)
     started = time.perf_counter()
-    if halving if halving is not None else len(sessions) >= HALVING_FROM:
-        result = halved(preset, evaluator, window=window, goal=goal(evaluator), knobs=knobs, cache=cache)
-    else:
-        result = search(preset, evaluator, window=window, goal=goal(evaluator), knobs=knobs, trials=trials,
-                        method=method, seed=seed, cache=cache, scope=evaluator.scope)
+    try:
+        if halving if halving is not None else len(sessions) >= HALVING_FROM:
+            result = halved(preset, evaluator, window=window, goal=goal(evaluator), knobs=knobs, cache=cache)
+        else:
+            result = search(preset, evaluator, window=window, goal=goal(evaluator), knobs=knobs, trials=trials,
+                            method=method, seed=seed, cache=cache, scope=evaluator.scope)
+    finally:
+        if own:
+            evaluator.close()
     seconds = time.perf_counter() - started
     replayed = len(evaluator.pending) - before
     written, search_id = 0, None

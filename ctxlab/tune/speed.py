@@ -22,6 +22,7 @@ from ctxlab.errors import CtxlabError
 from ctxlab.strategies.policy.knobs import Tuning
 from ctxlab.tune.agents import knobs_for, tunable
 from ctxlab.tune.evaluate import Evaluator, spec_text
+from ctxlab.tune.live import LiveTuner
 from ctxlab.tune.sessions import Sessions
 from ctxlab.tune.space import Dimension, dimensions, setting
 
@@ -101,6 +102,25 @@ def time_policy(sessions: Sessions, policy: str, window: int, *, reference: str,
                   p90(cpus))
 
 
+def knob_values(policy: str, window: int, n: int = CHANGES) -> list[dict[str, float]]:
+    """The knob positions of `changes` as the Tuning page's sliders give them (agent names)."""
+    dims = searchable(knobs_for(policy), window)
+    return [{d.name: d.grid(n)[min(i, len(d.grid(n)) - 1)] for d in dims} for i in range(n)]
+
+
+def time_live(tuner: LiveTuner, policy: str, window: int, *, n: int = CHANGES) -> Timing:
+    """Move `policy`'s knobs `n` times on a live tuner, as the Tuning page does: each answer comes
+    from the tuner's stratified sample (`LiveTuner.sample` sessions), nothing refined meanwhile."""
+    walls, cpus = [], []
+    for values in knob_values(policy, window, n):
+        wall, cpu = time.perf_counter(), time.process_time()
+        tuner.point(policy, window, values)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return Timing(policy, len(walls), statistics.median(walls), p90(walls), max(walls), statistics.median(cpus),
+                  p90(cpus))
+
+
 def p90(values: Sequence[float]) -> float:
     """The 90th percentile by the nearest rank (the slowest of five changes, the 9th of ten)."""
     ordered = sorted(values)
@@ -122,4 +142,5 @@ def live(sessions: Sessions, policies: Sequence[str], window: int, *, reference:
         yield time_policy(sessions, policy, window, reference=reference, price_model=price_model)
 
 
-__all__ = ["CHANGES", "GOAL_S", "Timing", "changes", "live", "p90", "prepare", "searchable", "time_policy"]
+__all__ = ["CHANGES", "GOAL_S", "Timing", "changes", "knob_values", "live", "p90", "prepare", "searchable",
+           "time_live", "time_policy"]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import pandas as pd
 from typer.testing import CliRunner
 
 from ctxlab import store
 from ctxlab.analysis import frames
 from ctxlab.analysis.dominance import ANCHORS, dominance
-from ctxlab.analysis.recommend import frontier, policies
+from ctxlab.analysis.recommend import frontier, policies, stored_policies
 from ctxlab.analysis.sessions import unit_rows
 from ctxlab.analysis.wording import lines
 from ctxlab.cli import app
@@ -25,6 +26,12 @@ def test_recommend_prints_the_front_and_names_a_policy(tmp_path):
     with store.reading(db) as con:
         run = store.resolve_run(con, None)
         found = policies(frames.results(con, run, mode="per-turn"), "o200k_base")
+        # What the command reads: a few sessions at a time, only the columns it sums; the same front and verdict.
+        for per_read in (1, 2, 40):
+            sliced = stored_policies(con, run, "o200k_base", per_read=per_read)
+            pd.testing.assert_frame_equal(sliced.sessions, found.sessions)
+            pd.testing.assert_frame_equal(sliced.front, found.front)
+            assert sliced.verdict == found.verdict
     # The printed verdict is the library's, on the stored run, in the words every face uses; noop is never run.
     front, choice = found.front, found.verdict
     assert choice is not None and choice.run.label != "noop"

@@ -10,6 +10,7 @@ from ctxlab.datasets.synth import generate_history
 from ctxlab.messages import Conversation
 from ctxlab.metrics.fact_tracker import MISSING, FactTracker
 from ctxlab.metrics.facts import fact_recall
+from ctxlab.metrics.sent import Sent
 from ctxlab.replay.metrics import against_originals
 from ctxlab.replay.plan import resolve_entries
 from ctxlab.replay.steps import replay_steps
@@ -22,12 +23,14 @@ SESSIONS = list(ctxlab.load_conversations("sample:agent_sessions", limit=3))
 def _chains(conv: Conversation, window: int, labels: list[str]) -> int:
     checked = 0
     for entry in resolve_entries(labels, ["seed"]):
-        tracker = FactTracker(conv)
+        tracker, shared, sent = FactTracker(conv), FactTracker(conv), Sent()
         for step in replay_steps(get_strategy(entry.label), conv, window, get_counter(entry.counter), "per-turn"):
             if step.result is None:
                 continue
             alone = fact_recall(conv, against_originals(step.result, conv.messages[:step.upto], 0), upto=step.upto)
             chained = tracker.measure(step.upto, step.result.messages)
+            sent.update(step.result.messages)  # the replay's way: the changes worked out once per call
+            assert shared.measure(step.upto, step.result.messages, changes=sent) == chained
             assert chained[:3] == alone[:3], (entry.label, step.upto)
             assert chained.missing == alone.missing[:MISSING], (entry.label, step.upto)
             checked += 1

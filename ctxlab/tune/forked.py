@@ -1,0 +1,93 @@
+"""A setting's sessions replayed in forked processes, each keeping the sessions it owns prepared.
+
+On a user's whole history a setting's replay is the tuner's cost (`ctxlab.tune.evaluate`), and so
+is preparing each session the first time a setting reaches it (counts per message, what each
+recorded action needed: about as much again). `Forked` starts `workers` processes by fork, so they
+inherit the loaded `Sessions` without copying or pickling them, and gives every session to one of
+them for good (the one with the fewest calls so far, taking the sessions in the order they are
+first asked for: every prefix of a stratified order stays balanced). A worker prepares its own
+sessions once and keeps them for every later setting; the main process never prepares them. A
+setting's rows come back as Arrow tables, one part per worker; every reader sorts them by session.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+
+import pyarrow as pa
+
+from ctxlab.replay.plan import WorkSpec
+from ctxlab.replay.rows import Rows
+from ctxlab.replay.worker import build_state, replay_conversation
+from ctxlab.tune.sessions import Sessions
+
+_SESSIONS: Sessions | None = None  # a worker's sessions, inherited from the main process by fork
+# Fork is what lets the workers inherit the sessions; where it is missing or unsafe (macOS, Windows)
+# the evaluator replays in its own process instead.
+CAN_FORK = sys.platform == "linux"
+
+
+def replay_sessions(sessions: Sessions, spec: WorkSpec, indices: Sequence[int]) -> dict[str, pa.Table]:
+    """The rows of `spec` (one setting) over the sessions at `indices`, their kept state reused."""
+    state = build_state(spec)
+    rows = Rows()
+    prepared = sessions.prepared(spec.references[0], indices)
+    for i in indices:
+        item = sessions.items[i]
+        replay_conversation(spec, state, rows, item.dataset, item.seq, item.conversation, prepared[i])
+    return rows.to_arrow()
+
+
+def _adopt(sessions: Sessions) -> None:
+    global _SESSIONS
+    _SESSIONS = sessions
+
+
+def _replay_owned(spec: WorkSpec, indices: Sequence[int]) -> dict[str, pa.Table]:
+    assert _SESSIONS is not None, "a forked worker starts with the sessions"
+    return replay_sessions(_SESSIONS, spec, indices)
+
+
+class Forked:
+    """`workers` forked processes replaying a setting's sessions in parallel (see above).
+
+    Args:
+        sessions: the loaded sessions (inherited by the workers when they fork, on first use).
+        workers: how many processes.
+    """
+
+    def __init__(self, sessions: Sessions, workers: int) -> None:
+        self.sessions = sessions
+        context = multiprocessing.get_context("fork")
+        self.pools = [ProcessPoolExecutor(1, mp_context=context, initializer=_adopt, initargs=(sessions,))
+                      for _ in range(workers)]
+        self.owner: dict[int, int] = {}
+        self.calls = [0] * workers
+
+    def _owners(self, indices: Sequence[int]) -> list[list[int]]:
+        for i in indices:
+            if i not in self.owner:
+                k = min(range(len(self.calls)), key=lambda w: (self.calls[w], w))
+                self.owner[i] = k
+                self.calls[k] += self.sessions.calls_of(i)
+        return [[i for i in indices if self.owner[i] == k] for k in range(len(self.pools))]
+
+    def replay(self, spec: WorkSpec, indices: Sequence[int]) -> dict[str, pa.Table]:
+        """The rows of `spec` over `indices`, each session replayed by the worker that owns it."""
+        futures: list[Future[dict[str, pa.Table]]] = [
+            pool.submit(_replay_owned, spec, part) for pool, part in zip(self.pools, self._owners(indices), strict=True)
+            if part]
+        parts = [f.result() for f in futures]
+        names = dict.fromkeys(name for part in parts for name in part)
+        return {name: pa.concat_tables([part[name] for part in parts if name in part]) for name in names}
+
+    def close(self) -> None:
+        """Stop the workers (what they kept goes with them)."""
+        for pool in self.pools:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+__all__ = ["CAN_FORK", "Forked", "replay_sessions"]
