@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from ctxlab import caches
@@ -111,7 +112,7 @@ class ExtractiveSummarizer:
         previous += [unwrap(m.text) for m in messages if m.mark == "summary"]
         items = gather([m for m in messages if m.mark != "summary"])
         if previous:
-            items = merge(parse_summary("\n\n".join(previous)), items)
+            items = [*_carried("\n\n".join(previous), any(it.section == NEXT for it in items)), *items]
         read = sum(counter.count_message(m) for m in messages)
         prompt = self.prompts.prefix if prefix else self.prompts.update if previous else self.prompts.history
         length = max_tokens if self.length == "cap" else min(
@@ -134,11 +135,18 @@ def gather(messages: Sequence[Message]) -> list[Item]:
     return [it for i, it in enumerate(items) if it.tag != "lead" or i in keep_leads]
 
 
-def merge(previous: dict[str, list[str]], items: list[Item]) -> list[Item]:
-    """Fold a parsed previous summary in: its items come first (older) and carry forward; its
-    next steps are superseded when the new messages state new ones."""
-    has_next = any(it.section == NEXT for it in items)
-    carried: list[Item] = []
+@caches.per_conversation
+# Each compaction folds in the summary before it, and every setting a tuner tries that compacts at
+# the same calls folds in the same summaries again.
+@lru_cache(maxsize=8192)
+def _carried(previous: str, has_next: bool) -> tuple[Item, ...]:
+    return tuple(carried(parse_summary(previous), has_next))
+
+
+def carried(previous: dict[str, list[str]], has_next: bool) -> list[Item]:
+    """How a parsed previous summary folds in: its items come first (older) and carry forward; its
+    next steps are superseded when the new messages state new ones (`has_next`)."""
+    out: list[Item] = []
     count = sum(len(v) for v in previous.values()) or 1
     for section, lines in previous.items():
         if section == NEXT and has_next:
@@ -146,9 +154,9 @@ def merge(previous: dict[str, list[str]], items: list[Item]) -> list[Item]:
         for line in lines:
             texts = [line] if len(line) <= _SENTENCE_CHARS * 2 else list(h.sentences(line))
             for text in texts:
-                seq = -1.0 + len(carried) / count / 2
-                carried.append(Item(section, text, _CARRIED.get(section, 0.0), seq, "previous"))
-    return carried + items
+                seq = -1.0 + len(out) / count / 2
+                out.append(Item(section, text, _CARRIED.get(section, 0.0), seq, "previous"))
+    return out
 
 
 def fit(items: list[Item], counter: TokenCounter, max_tokens: int) -> str:

@@ -8,7 +8,7 @@ most never run at all, because a literal pre-check comes first (see "Needles" be
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache, partial
 from itertools import accumulate
@@ -148,11 +148,61 @@ def details(text: str) -> tuple[str, ...]:
 
 
 @caches.per_conversation
-@lru_cache(maxsize=4096)  # per-turn replays digest the same tool output at every compaction
+# Per-turn replays digest the same tool output at every compaction, and a tuner every setting's.
+@lru_cache(maxsize=16384)
 def _details(text: str) -> tuple[str, ...]:
-    found = (_DETAILS if "/" in text else _DETAILS_WITHOUT_SLASH).findall(text)
-    cleaned = (d if d.endswith("()") else d.rstrip(".,;:!?'\")]") for d in found)
-    return tuple(dict.fromkeys(d for d in cleaned if len(d) >= 2))
+    return _kept(_found(text))
+
+
+def details_between(text: str, start: int, end: int) -> tuple[str, ...]:
+    """``details(text[start:end])``, without rescanning the whole span: a cut that tries many
+    spans of one text (`ctxlab.strategies.mechanics.trail.shrink`) finds its details once.
+
+    No detail holds a line break, and a line break is a non-word character, as a text's start and
+    end are: so the details of a span are those of its first and last (partial) lines, scanned
+    anew, around those of the whole lines between, read from the whole text's scan.
+    """
+    first_end = text.find("\n", start, end)
+    if first_end < 0:
+        return details(text[start:end])
+    last_start = text.rfind("\n", start, end) + 1
+    scanned = _scanned(text)
+    lo, hi = bisect_left(scanned.starts, first_end), bisect_left(scanned.starts, last_start)
+    return tuple(dict.fromkeys((*_kept(_found(text[start:first_end])), *scanned.kept[lo:hi],
+                                *_kept(_found(text[last_start:end])))))
+
+
+class _Scanned(NamedTuple):
+    """The details of a whole text before deduplication, cleaned, the too short left out, and
+    where each starts."""
+
+    starts: tuple[int, ...]
+    kept: tuple[str, ...]
+
+
+@caches.per_conversation
+@lru_cache(maxsize=64)  # the text a binary search cuts again and again
+def _scanned(text: str) -> _Scanned:
+    found = [(m.start(), _clean(m.group())) for m in _pattern(text).finditer(text)]
+    found = [(at, d) for at, d in found if len(d) >= 2]
+    return _Scanned(tuple(at for at, _ in found), tuple(d for _, d in found))
+
+
+def _pattern(text: str) -> re.Pattern[str]:
+    return _DETAILS if "/" in text else _DETAILS_WITHOUT_SLASH
+
+
+def _found(text: str) -> list[str]:
+    return _pattern(text).findall(text)
+
+
+def _clean(detail: str) -> str:
+    return detail if detail.endswith("()") else detail.rstrip(".,;:!?'\")]")
+
+
+def _kept(found: Iterable[str]) -> tuple[str, ...]:
+    """Details cleaned of trailing punctuation, the too short left out, first occurrences kept."""
+    return tuple(dict.fromkeys(d for d in map(_clean, found) if len(d) >= 2))
 
 
 def shorten(text: str, limit: int) -> str:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+
+from ctxlab import caches
 
 GOAL = "Goal"
 CONSTRAINTS = "Constraints & Preferences"
@@ -55,7 +58,23 @@ def section_of(header: str) -> str | None:
 
 def parse_summary(text: str) -> dict[str, list[str]]:
     """Split a summary into ``{section: [items]}``; lines under unknown headers or before any
-    header go to Critical Context, ``<read-files>``/``<modified-files>`` blocks to the file lists."""
+    header go to Critical Context, ``<read-files>``/``<modified-files>`` blocks to the file lists.
+
+    The result is the caller's to change: a new dict of new lists around a parse cached by text.
+    """
+    return {section: list(items) for section, items in _parsed(text)}
+
+
+@caches.per_conversation
+# A compaction parses the previous summary and its own, and every setting a tuner tries that
+# compacts at the same calls writes the same summaries again (4,147 distinct texts parsed 26,920
+# times over five settings of claude_code on the bundled sessions).
+@lru_cache(maxsize=8192)
+def _parsed(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((section, tuple(items)) for section, items in _parse(text).items())
+
+
+def _parse(text: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     current = CONTEXT
     outer = CONTEXT

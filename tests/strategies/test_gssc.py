@@ -14,7 +14,13 @@ from ctxlab.messages import Message, validate_messages
 from ctxlab.strategies import Request, get_strategy, strategy_params
 from ctxlab.strategies.mechanics import pinned
 from ctxlab.strategies.seeds.gssc import GATHERERS, GatherInput, Packet, bm25, words
-from ctxlab.strategies.seeds.gssc.compress import TRUNCATED, compress, compress_sections, simple_compress
+from ctxlab.strategies.seeds.gssc.compress import (
+    TRUNCATED,
+    compress,
+    compress_sections,
+    simple_compress,
+    truncate_section,
+)
 from ctxlab.strategies.seeds.gssc.packets import EVIDENCE, HISTORY, INSTRUCTIONS, TASK, TASK_STATE
 from ctxlab.strategies.seeds.gssc.select import Clock, Weights, mmr_order, recency, relevance, score, select
 from ctxlab.strategies.seeds.gssc.strategy import DEFAULT_GATHERERS, GSSC, RESULT_ID, available_tokens
@@ -400,3 +406,27 @@ def test_fits_the_available_tokens_whenever_the_pinned_messages_fit_the_budget(d
     if r.events[0].payload["fallback"] is None:
         assert r.tokens_after <= available_tokens(budget, 0.15)
         assert not any(m.role == "tool" for m in r.messages)
+
+
+def leading_lines_within(section: str, target: int, count) -> str:
+    """truncate_section as the seed states it: the header, then lines while the total is under the
+    target and the next line fits, then the marker when lines were left out."""
+    lines = section.split("\n")
+    if len(lines) <= 2:
+        return section
+    kept, used = [lines[0]], count(lines[0])
+    for line in lines[1:]:
+        if used >= target or used + count(line) > target:
+            break
+        kept.append(line)
+        used += count(line)
+    return "\n".join(kept + ([TRUNCATED] if len(kept) < len(lines) else []))
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.sampled_from(["", "x", "[Task] fix the bug", "a b c d e f", "路径 /src/app.py:12"]),
+                      max_size=12), target=st.integers(-1, 40))
+def test_truncate_section_keeps_the_leading_lines_within_the_target(lines: list[str], target: int) -> None:
+    section = "\n".join(["[Role & Policies]", *lines])
+    for count in (get_counter("o200k_base").count, len):
+        assert truncate_section(section, target, count) == leading_lines_within(section, target, count)

@@ -121,3 +121,11 @@ def test_details_are_the_concrete_details_in_order_once() -> None:
             "27 files use require(); TicketService and fetch_customers too. TicketService again.\n12\npassed")
     assert h.details(text) == ("ERR_MODULE_NOT_FOUND", "/app/src/config", "src/routes/tickets.js", "27 files", "require()",
                                "TicketService", "fetch_customers")
+
+
+@PROPERTY
+@given(text=st.one_of(texts, st.lists(st.sampled_from(TOKENS), max_size=60).map("".join)), data=st.data())
+def test_details_between_are_the_details_of_the_span(text: str, data: st.DataObject) -> None:
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert h.details_between(text, start, end) == h.details(text[start:end])

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
+from ctxlab import caches
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import voice_styles as vs
 from ctxlab.strategies.mechanics.agent_llm import AgentLLM, request_prompts
@@ -44,6 +46,12 @@ def render(voice: Voice, items: Mapping[str, Sequence[str]], shape: Shape | None
 
 def to_canonical(voice: Voice, text: str) -> str:
     """A summary in the voice's shape rewritten under canonical headers (for merging)."""
+    return _canonical(voice, text)
+
+
+@caches.per_conversation
+@lru_cache(maxsize=4096)  # the previous summary is read back at every compaction, and at every setting tried
+def _canonical(voice: Voice, text: str) -> str:
     headers = {h.lower(): names[0] for h, names in (*voice.sections, *voice.prefix_sections)}
     out = []
     for line in text.splitlines():

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics.refs import referenced_lines
-from ctxlab.summarize.heuristics import details
+from ctxlab.summarize.heuristics import details, details_between
 from ctxlab.summarize.sections import DETAIL_SEPARATOR
 from ctxlab.tokens import TokenCounter
 from ctxlab.tokens.clip import truncate_head_tail
@@ -28,13 +28,14 @@ GAP = "[...]"
 LINE_CHARS = 400
 
 
-def note(name: str, text: str, omitted: str | None = None) -> str:
-    """The note standing for `text` (or for the `omitted` part of it): its size and its details."""
-    found = details(text if omitted is None else omitted)
+def note(name: str, text: str, omitted: tuple[int, int] | None = None) -> str:
+    """The note standing for `text` (or for its `omitted` span, start and end): its size and its
+    details."""
+    found = details(text) if omitted is None else details_between(text, *omitted)
     trail = f"; details: {DETAIL_SEPARATOR.join(found)}" if found else ""
     if omitted is None:
         return CLEARED.format(name=name, chars=len(text), trail=trail)
-    return OMITTED.format(chars=len(omitted), trail=trail)
+    return OMITTED.format(chars=omitted[1] - omitted[0], trail=trail)
 
 
 def lines(message: Message, wanted: frozenset[str], name: str) -> Message:
@@ -81,8 +82,7 @@ def _cut(text: str, keep: int) -> str:
     cut = truncate_head_tail(text, keep, head, tail)
     if cut == text:
         return text
-    middle = text[head:len(text) - tail]
-    return text[:head] + note("", text, middle) + (text[-tail:] if tail else "")
+    return text[:head] + note("", text, (head, len(text) - tail)) + (text[-tail:] if tail else "")
 
 
 def _clipped_note(message: Message, max_tokens: int, counter: TokenCounter, name: str) -> Message:

@@ -51,8 +51,17 @@ def additive(counter: TokenCounter) -> bool:
 
 
 def text_counter(counter: TokenCounter) -> Count:
-    """``counter.count``, summed over cached pieces where that is exact."""
-    return functools.partial(_count, counter) if additive(counter) else counter.count
+    """``counter.count``, summed over cached pieces where that is exact: the same callable for the
+    same counter, so a cache can be keyed by it (`ctxlab.strategies.seeds.gssc.compress`)."""
+    if not additive(counter):
+        return counter.count
+    found = _TEXT_COUNTERS.get(counter)
+    if found is None:
+        found = _TEXT_COUNTERS[counter] = functools.partial(_count, counter)
+    return found
+
+
+_TEXT_COUNTERS: dict[TokenCounter, Count] = {}  # one entry per tiktoken counter (a handful per process)
 
 
 def message_counter(counter: TokenCounter, message_id: str) -> Count:
