@@ -54,7 +54,7 @@ def test_the_verdict_agrees_with_the_stored_front(stored):
         for choice in (v.best, v.cheapest, v.run):
             assert choice.recall == pytest.approx(front.loc[(choice.label, choice.counter), "needed_recall"])
             assert choice.cost == pytest.approx(front.loc[(choice.label, choice.counter), "effective_usd"])
-        front = front.drop(index=list(EXCLUDED), level="label", errors="ignore")
+        front = front.drop(index=[*EXCLUDED, *v.in_sample], level="label", errors="ignore")
         rejected = front["rejected_rate"]
         pool = front[rejected == rejected.min()]
         assert v.policies == len(front) and v.competing == len(pool)
@@ -71,7 +71,7 @@ def test_the_one_to_run_is_the_cheapest_of_those_tied_with_the_best_by_the_paire
         rows, priced = _window(results, costs, v)
         sessions = session_rows(rows, "o200k_base", priced, input_price(PRICE))
         front = policies(rows, "o200k_base", priced, input_price(PRICE)).front
-        pool = front[~front["label"].isin(EXCLUDED) & (front["rejected_rate"] == v.rejected)].reset_index(drop=True)
+        pool = front[~front["label"].isin([*EXCLUDED, *v.in_sample]) & (front["rejected_rate"] == v.rejected)].reset_index(drop=True)
         names = [f"{r.label} [{r.counter}]" if (front["label"] == r.label).sum() > 1 else r.label
                  for r in pool.itertuples()]
         recall = dict(zip(names, (Ratio.of(s["needed_kept"], s["needed_total"]) for s in aligned(sessions, pool)),

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ctxlab.analysis.evidence import evidence
+from ctxlab.analysis.in_sample import fitted_here
 from ctxlab.analysis.limits import LIMIT_COLUMNS, headroom_finding, pooled_limit
 from ctxlab.analysis.sessions import READS, RECALLS, VARIANT, session_rows
 from ctxlab.analysis.tables import CONVERSATION, bootstrap_mean_ci, pareto_front
@@ -96,7 +97,7 @@ def _share(group: pd.DataFrame, kept: str, total: str) -> float:
 
 
 def recommend(front: pd.DataFrame, sessions: pd.DataFrame, *, exclude: Sequence[str] = EXCLUDED,
-              dataset: str = "") -> Verdict | None:
+              dataset: str = "", conversation_ids: Sequence[str] = ()) -> Verdict | None:
     """The verdict on one window's policies (`ctxlab.analysis.verdict.decide`): the one to run is
     the cheapest of those tied with the best needed recall, among the policies that compete on
     rejected calls (`ctxlab.analysis.ties.contest`); ties by the one rule (`ctxlab.analysis.ties`).
@@ -108,12 +109,20 @@ def recommend(front: pd.DataFrame, sessions: pd.DataFrame, *, exclude: Sequence[
         sessions: the `session_rows` it pools.
         exclude: labels that are baselines, not choices.
         dataset: what the sessions are, for the verdict ("" for every dataset of the run).
+        conversation_ids: the sessions' conversation ids: a learned policy fitted on any of them is
+            shown but does not compete (`ctxlab.analysis.in_sample`).
     """
+    in_sample = fitted_here([str(label) for label in front["label"].unique()], conversation_ids) if len(front) else ()
+    exclude = (*exclude, *in_sample)
     verdict = decide(front, sessions, cost_column(front), exclude=exclude, dataset=dataset)
     if verdict is None:
         return None
     headroom = headroom_finding(front, verdict.run) if verdict.needs_compression else None
-    return dataclasses.replace(verdict, evidence=evidence(verdict, front, exclude), headroom=headroom)
+    said = evidence(verdict, front, exclude)
+    if in_sample:
+        said += (f" Not judged here: {', '.join(in_sample)} (its need model was fitted on some of these sessions, "
+                 "so its numbers here are in-sample; docs/learned.md).")
+    return dataclasses.replace(verdict, evidence=said, headroom=headroom, in_sample=in_sample)
 
 
 def policies(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None = None,
@@ -122,7 +131,8 @@ def policies(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None =
     that shows a recommendation calls this, so they all say the same)."""
     sessions = session_rows(results, reference, costs, input_price)
     front = frontier(results, reference, costs, input_price, sessions=sessions)
-    return Policies(front, sessions, recommend(front, sessions, dataset=dataset))
+    ids = results["conversation_id"].unique().tolist() if "conversation_id" in results else []
+    return Policies(front, sessions, recommend(front, sessions, dataset=dataset, conversation_ids=ids))
 
 
 def stored_policies(con: Any, run_id: str, reference: str, costs: pd.DataFrame | None = None,
@@ -146,7 +156,9 @@ def stored_policies(con: Any, run_id: str, reference: str, costs: pd.DataFrame |
     sessions = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     sessions = sessions.sort_values([*VARIANT, *CONVERSATION], kind="stable", ignore_index=True)
     front = frontier(sessions, reference, costs, input_price, sessions=sessions)
-    return Policies(front, sessions, recommend(front, sessions))
+    ids = [row[0] for row in con.execute("SELECT DISTINCT conversation_id FROM results WHERE run_id = ?",
+                                         [run_id]).fetchall()]
+    return Policies(front, sessions, recommend(front, sessions, conversation_ids=ids))
 
 
 def by_dataset(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None = None,

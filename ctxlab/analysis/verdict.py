@@ -78,6 +78,7 @@ class Verdict:
     stand_in_gap: Finding | None = None  # issue 28: ctxlab's offline summary against recorded agent summaries
     headroom: Finding | None = None  # issue 29: the most any policy could keep, in hindsight
     competitors: tuple[str, ...] = ()
+    in_sample: tuple[str, ...] = ()  # learned policies shown but not judged: fitted on these sessions
 
     @property
     def needs_compression(self) -> bool:

@@ -30,13 +30,15 @@ def heading(v: Verdict) -> str:
 
 def competing(v: Verdict) -> str:
     """Which policies competed: those no provider would reject a call of, or those tied with the
-    fewest rejected."""
+    fewest rejected; and the learned ones not judged, fitted on these sessions."""
+    held = (f"; not judged: {', '.join(v.in_sample)} (its need model was fitted on these sessions)"
+            if v.in_sample else "")
     if v.rejected == 0:
         return (f"{v.competing} of {v.policies} policies never send a call a provider would reject"
                 + (" (an orphaned tool pair, a prompt over the window, a failed compression); only those compete"
-                   if v.competing < v.policies else ""))
+                   if v.competing < v.policies else "") + held)
     return (f"every policy sends calls a provider would reject; the {v.competing} tied with the fewest "
-            f"({pct(v.rejected)} of calls) compete")
+            f"({pct(v.rejected)} of calls) compete{held}")
 
 
 def lines(v: Verdict) -> list[Line]:
