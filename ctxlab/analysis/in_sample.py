@@ -11,10 +11,12 @@ a coincidence of ids errs towards not judging.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from ctxlab.errors import CtxlabError
 from ctxlab.registry import parse_spec
 from ctxlab.strategies import get_strategy
+from ctxlab.strategies.spec import STRATEGIES
 
 
 def fitted_here(labels: Iterable[str], conversation_ids: Iterable[str]) -> tuple[str, ...]:
@@ -27,11 +29,12 @@ def fitted_on(label: str) -> frozenset[str]:
     """The conversation ids the model of the policy `label` was fitted on (none without a model,
     or when its model file cannot be read here)."""
     name, params = parse_spec(label)
+    if name not in STRATEGIES or not hasattr(STRATEGIES.get(name), "need_model"):
+        return frozenset()  # only a policy with a need model is fitted on sessions
     try:
-        model = getattr(get_strategy(name, **params), "need_model", None)
+        strategy: Any = get_strategy(name, **params)  # a learned policy: it has the model
+        model = strategy.need_model
     except (CtxlabError, ValueError, TypeError):
-        return frozenset()
-    if model is None:
         return frozenset()
     return frozenset(_conversation_id(s) for s in model.about.get("trained_on", ()))
 
