@@ -87,11 +87,12 @@ def unit_results(con: duckdb.DuckDBPyConnection, run_id: str, reference: str, co
                        "ORDER BY dataset, seq, unit, reference", [*args, reference, *seqs]).df()
 
 
-def conversations(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None = None) -> list[tuple[str, int]]:
-    """The (dataset, seq) of every conversation a run stored units of, in order."""
+def conversations(con: duckdb.DuckDBPyConnection, run_id: str, *,
+                  dataset: str | None = None) -> list[tuple[str, int, str]]:
+    """The (dataset, seq, conversation id) of every conversation a run stored units of, in order."""
     where, args = _where(run_id, dataset)
-    return [(d, s) for d, s in con.execute(f"SELECT DISTINCT dataset, seq FROM result_rows WHERE {where} "
-                                           "ORDER BY dataset, seq", args).fetchall()]
+    return [(d, s, c) for d, s, c in con.execute(f"SELECT DISTINCT dataset, seq, conversation_id FROM result_rows "
+                                                 f"WHERE {where} ORDER BY dataset, seq", args).fetchall()]
 
 
 def estimator_rows(con: duckdb.DuckDBPyConnection, run_id: str, *, dataset: str | None = None) -> pd.DataFrame:

@@ -147,8 +147,8 @@ def stored_policies(con: Any, run_id: str, reference: str, costs: pd.DataFrame |
 
     done = frames.conversations(con, run_id)
     reads = [("", (0, -1))]  # no units: one empty read, so the frames have their columns
-    for dataset in dict.fromkeys(d for d, _ in done):
-        seqs = [s for d, s in done if d == dataset]
+    for dataset in dict.fromkeys(d for d, _, _ in done):
+        seqs = [s for d, s, _ in done if d == dataset]
         reads += [(dataset, (seqs[i], seqs[min(i + per_read, len(seqs)) - 1])) for i in range(0, len(seqs), per_read)]
     reads = reads[1:] or reads
     parts = [session_rows(frames.unit_results(con, run_id, reference, READS, dataset=dataset, seqs=seqs), reference,
@@ -156,9 +156,7 @@ def stored_policies(con: Any, run_id: str, reference: str, costs: pd.DataFrame |
     sessions = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     sessions = sessions.sort_values([*VARIANT, *CONVERSATION], kind="stable", ignore_index=True)
     front = frontier(sessions, reference, costs, input_price, sessions=sessions)
-    ids = [row[0] for row in con.execute("SELECT DISTINCT conversation_id FROM results WHERE run_id = ?",
-                                         [run_id]).fetchall()]
-    return Policies(front, sessions, recommend(front, sessions, conversation_ids=ids))
+    return Policies(front, sessions, recommend(front, sessions, conversation_ids=[c for _, _, c in done]))
 
 
 def by_dataset(results: pd.DataFrame, reference: str, costs: pd.DataFrame | None = None,
