@@ -32,7 +32,7 @@ from ctxlab.strategies.result import (
 from ctxlab.strategies.signals import RECORDED_SIGNAL, Measure, Recorded, idle_gap, recorded_total
 from ctxlab.strategies.spec import StrategySpec
 from ctxlab.strategies.trigger import ALWAYS, Trigger, counter_for, event_sizes
-from ctxlab.tokens import TokenCounter, get_counter
+from ctxlab.tokens import TokenCounter, get_counter, message_counts
 
 
 @runtime_checkable
@@ -105,7 +105,7 @@ class BaseStrategy:
         counter = counter_for(trigger.counter, request.counter)
         same = counter is request.counter
         if trigger.recorded != "none" and request.recorded:
-            counts = request.counts if same else [counter.count_message(m) for m in request.messages]
+            counts = request.counts if same else message_counts(counter, request.messages)
             found = recorded_total(request.recorded, counts, trigger.recorded)
             if found is not None:
                 return Measure(found[1], RECORDED_SIGNAL, found[0])

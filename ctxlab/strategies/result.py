@@ -15,7 +15,7 @@ from ctxlab.messages import Message
 from ctxlab.strategies.signals import Recorded
 from ctxlab.strategies.spec import StrategySpec
 from ctxlab.summarize.message import unwrap
-from ctxlab.tokens import TokenCounter
+from ctxlab.tokens import TokenCounter, message_counts, message_tokens
 
 Tools = Sequence[Mapping[str, Any]]
 
@@ -93,8 +93,7 @@ class Request:
 
     @cached_property
     def counts(self) -> list[int]:
-        count = self.counter.count_message
-        return [count(m) for m in self.messages]
+        return message_counts(self.counter, self.messages)
 
     @cached_property
     def overhead(self) -> int:
@@ -106,7 +105,7 @@ class Request:
 
     def cost(self, messages: Iterable[Message]) -> int:
         """Tokens of a candidate result (without the fixed overhead)."""
-        return sum(self.counter.count_message(m) for m in messages)
+        return message_tokens(self.counter, messages)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ctxlab.errors import UnknownNameError
 from ctxlab.registry import Registry
-from ctxlab.tokens.base import CachedCounter, TokenCounter, message_tokens
+from ctxlab.tokens.base import CachedCounter, TokenCounter, message_counts, message_tokens
 from ctxlab.tokens.estimators import AsciiCjk, Bytes4, Chars2, Chars3, Chars4
 from ctxlab.tokens.exact import HFCounter, TiktokenCounter, claude_legacy
 
@@ -73,5 +73,5 @@ def get_counter(counter: str | TokenCounter) -> TokenCounter:
     raise TypeError(f"counter must be a name or a TokenCounter, not {type(counter).__name__}")
 
 
-__all__ = ["COUNTERS", "CachedCounter", "TokenCounter", "get_counter", "list_counters", "message_tokens", "ESTIMATORS",
+__all__ = ["COUNTERS", "CachedCounter", "TokenCounter", "get_counter", "list_counters", "message_counts", "message_tokens", "ESTIMATORS",
            "EXACT"]

@@ -9,7 +9,7 @@ from ctxlab.messages import Message
 from ctxlab.strategies.base import Request
 from ctxlab.strategies.mechanics.context import pinned
 from ctxlab.strategies.trigger import counter_for
-from ctxlab.tokens import TokenCounter
+from ctxlab.tokens import TokenCounter, message_counts
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,7 @@ class Job:
     def counts(self, name: str) -> list[int]:
         """Per-message tokens under the counter `name` (computed once per job)."""
         if name not in self._counts:
-            count = self.counter(name).count_message
-            self._counts[name] = [count(m) for m in self.messages]
+            self._counts[name] = message_counts(self.counter(name), self.messages)
         return self._counts[name]
 
     def total(self, name: str) -> int:
