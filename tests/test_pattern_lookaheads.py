@@ -1,4 +1,4 @@
-"""The fact patterns' leading lookaheads and the one-pass take-out change no fact `extract_facts` finds."""
+"""The leading lookaheads of the fact and detail patterns, and the one-pass take-out, change no match."""
 
 import re
 
@@ -7,14 +7,16 @@ from hypothesis import strategies as st
 
 from ctxlab.datasets.loaders import load_conversations
 from ctxlab.metrics import facts
+from ctxlab.summarize import heuristics
 
 _LOOKAHEAD = re.compile(r"^\(\?=\[[^\]]+\]\)")
-PATTERNS = {name: getattr(facts, name) for name in ("_PATH", "_ERROR", "_IDENT", "_NUMBER")}
+PATTERNS = [*(getattr(facts, name) for name in ("_PATH", "_ERROR", "_IDENT", "_NUMBER")),
+            heuristics._DETAILS, heuristics._DETAILS_WITHOUT_SLASH]
 # Pieces the patterns care about: word and path characters, dots, digits (one not ASCII), units,
 # error and identifier shapes, CJK counters, line breaks.
 PIECES = st.sampled_from(["a", "Z", "v", "_", "-", ".", "/", "@", "1", "9", "٣", ",", " ", "\n", "(", ")",
                           "py", "ms", "GiB", "Error", "ENOENT", "HTTP 404", "exit code 2", "fooBar",
-                          "https://x.io/a", "行", "E123", "`x`", "$ ls"])
+                          "https://x.io/a", "行", "E123", "`x`", "$ ls", "ERR_X", "run()", "ぁ", "\t"])
 TEXTS = st.lists(PIECES, max_size=40).map("".join)
 
 
@@ -27,7 +29,7 @@ def _bare(pattern: re.Pattern[str]) -> re.Pattern[str]:
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
 def test_lookaheads_change_no_match(text: str) -> None:
-    for pattern in PATTERNS.values():
+    for pattern in PATTERNS:
         assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in _bare(pattern).finditer(text)]
 
 
@@ -44,7 +46,7 @@ def test_real_agent_texts_match_alike() -> None:
     texts = {m.text for c in load_conversations("sample:agent_sessions") for m in c.messages}
     assert len(texts) > 1000
     for text in texts:
-        for pattern in PATTERNS.values():
+        for pattern in PATTERNS:
             assert pattern.findall(text) == _bare(pattern).findall(text)
 
 
