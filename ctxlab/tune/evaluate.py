@@ -186,6 +186,17 @@ class Evaluator:
         """How many sessions of `order` the setting `key` was evaluated on so far."""
         return len(self.order) if key in self.scored else self._parts.get(key, (0, []))[0]
 
+    def advance(self, label: str, key: str, n: int) -> int:
+        """Replay the setting on one more of the first `n` sessions of `order`, without scoring it,
+        and return how many it is on now. The live tuner's background refinement goes one session
+        per call, so an evaluation asked meanwhile waits for one session's replay at most."""
+        with self._lock:
+            done = self.reached(key)
+            if done >= min(n, len(self.order)):
+                return done
+            self._extend(key, resolve_entries([label], [SEED])[0], done + 1)
+            return done + 1
+
     def _extend(self, key: str, entry: Entry, n: int) -> dict[str, pa.Table]:
         """The rows of the setting over the first `n` sessions of `order`, replaying only those it
         was not replayed on yet."""

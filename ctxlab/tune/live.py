@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ctxlab.errors import CtxlabError
@@ -112,6 +113,8 @@ class LiveTuner:
         self.sessions, self.reference, self.sample_calls = sessions, reference, sample_calls
         self._evaluators: dict[tuple[int, str | None], Evaluator] = {}
         self._lock = threading.Lock()
+        # Knob changes being answered: the background refinement waits while there is one.
+        self._asking, self._answered = 0, threading.Condition()
         self.order = stratified_order(sessions)
         self.refining: Refinement | None = None
         calls = [sessions.calls_of(i) for i in self.order]
@@ -137,30 +140,56 @@ class LiveTuner:
             CtxlabError: a setting the agent's source forbids (OpenHands' keep_first < max_size // 2 - 1).
         """
         evaluator = self.evaluator(window, price_model)
+        candidate, label = self._candidate(preset, window, values, evaluator)
+        with self._answering():
+            wanted = max(sessions or self.sample, evaluator.reached(candidate.key))
+            scored = evaluator.evaluate(label, candidate.key, candidate, wanted)
+            evaluator.pending.clear()  # the page never writes: stored settings come from `ctxlab tune`
+        return Point(candidate, label, scored, render_snippets(preset, candidate.params, window),
+                     min(wanted, len(self.order)), len(self.order))
+
+    @staticmethod
+    def _candidate(preset: str, window: int, values: Mapping[str, float], evaluator: Evaluator) -> tuple[Setting, str]:
         candidate = setting(preset, window, moved(preset, window, values), evaluator.scope)
         broken = knobs_for(preset).violations(candidate.values)
         if broken:
             raise CtxlabError(f"{preset} does not accept this setting: {'; '.join(broken)}")
-        label = spec_text(preset, candidate.params)
-        wanted = max(sessions or self.sample, evaluator.reached(candidate.key))
-        scored = evaluator.evaluate(label, candidate.key, candidate, wanted)
-        evaluator.pending.clear()  # the page never writes: stored settings come from `ctxlab tune`
-        return Point(candidate, label, scored, render_snippets(preset, candidate.params, window),
-                     min(wanted, len(self.order)), len(self.order))
+        return candidate, spec_text(preset, candidate.params)
 
-    def refine(self, preset: str, window: int, values: Mapping[str, float],
-               price_model: str | None = None) -> Iterator[Point]:
-        """The setting evaluated on ever more sessions, up to all (each step about `sample_calls`
-        more calls, so a knob change waits for one step at most)."""
-        n = self.sample
+    @contextmanager
+    def _answering(self) -> Iterator[None]:
+        with self._answered:
+            self._asking += 1
+        try:
+            yield
+        finally:
+            with self._answered:
+                self._asking -= 1
+                self._answered.notify_all()
+
+    def refine(self, preset: str, window: int, values: Mapping[str, float], price_model: str | None = None,
+               stop: threading.Event | None = None) -> Iterator[Point]:
+        """The setting evaluated on ever more sessions, up to all: a point every `sample` sessions
+        more. It replays one session at a time and pauses while a knob change is being answered, so
+        that change waits for one session's replay at most (and the scoring of a step, if one is
+        under way), never for a whole step; `stop` ends it between two sessions."""
+        evaluator = self.evaluator(window, price_model)
+        candidate, label = self._candidate(preset, window, values, evaluator)
+        n = max(self.sample, evaluator.reached(candidate.key))
         while n < len(self.order):
-            n = min(len(self.order), n + max(self.sample, 1))
+            step = min(len(self.order), n + max(self.sample, 1))
+            while n < step:
+                with self._answered:
+                    self._answered.wait_for(lambda: self._asking == 0)
+                if stop is not None and stop.is_set():
+                    return
+                n = evaluator.advance(label, candidate.key, step)
             yield self.point(preset, window, values, price_model, n)
 
     def refine_in_background(self, preset: str, window: int, values: Mapping[str, float],
                              price_model: str | None = None) -> Refinement:
         """`refine` in a background thread (one at a time: a new setting stops the previous one after
-        its current step); the same setting again returns the running refinement."""
+        its current session); the same setting again returns the running refinement."""
         with self._lock:
             key = (preset, window, tuple(sorted(moved(preset, window, values).items())), price_model)
             running = self.refining
@@ -168,8 +197,8 @@ class LiveTuner:
                 return running
             if running is not None:
                 running.cancelled.set()
-            self.refining = Refinement(key, self.sample, len(self.order))
-            self.refining.start(lambda: self.refine(preset, window, values, price_model))
+            refining = self.refining = Refinement(key, self.sample, len(self.order))
+            refining.start(lambda: self.refine(preset, window, values, price_model, refining.cancelled))
             return self.refining
 
     def default(self, preset: str, window: int, price_model: str | None = None) -> Point:

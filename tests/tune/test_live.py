@@ -3,10 +3,14 @@ and stored searches found for the same sessions."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from ctxlab.errors import CtxlabError
 from ctxlab.tune import Sessions, knobs_for, tune
+from ctxlab.tune.speed import knob_values
 from ctxlab.tune.live import LiveTuner, beside, fixed, matching_search, moved, sliders, stored_points, tunable
 
 
@@ -96,3 +100,42 @@ def test_a_knob_change_answers_from_a_sample_and_refines_to_every_session():
     full = LiveTuner(sessions, sample_calls=None).point("codex", 8000, {})
     assert full.complete and full.scored.row["needed_recall"] == steps[-1].scored.row["needed_recall"]
     assert sampled.point("codex", 8000, {}).complete  # once refined, a move back answers from all sessions
+
+
+def test_a_knob_change_waits_for_one_session_of_a_running_refinement_at_most():
+    sessions = Sessions.load(["sample:agent_sessions"], limit=24)
+    tuner = LiveTuner(sessions, sample_calls=100)
+    evaluator = tuner.evaluator(8000, None)
+    replayed: list[str] = []  # which thread replayed each session, in order
+    inside, resume = threading.Event(), threading.Event()
+    original = evaluator._replay
+
+    def replay(run_id, entry, indices):
+        refining = threading.current_thread().name == "ctxlab-refine"
+        if refining and not inside.is_set():
+            inside.set()  # the refinement is in its first session, holding the evaluator
+            assert resume.wait(60)
+        replayed.extend(["refine" if refining else "answer"] * len(indices))
+        return original(run_id, entry, indices)
+
+    evaluator._replay = replay
+    tuner.point("codex", 8000, {})
+    replayed.clear()
+    job = tuner.refine_in_background("codex", 8000, {})
+    assert inside.wait(60)
+    moved_to = knob_values("codex", 8000)[-1]
+    answers = []
+    asking = threading.Thread(target=lambda: answers.append(tuner.point("codex", 8000, moved_to)))
+    asking.start()
+    while tuner._asking == 0:  # the knob change has come in (waiting for the evaluator)
+        time.sleep(0.01)
+    resume.set()
+    asking.join(120)
+    job._thread.join(300)
+    refine_before = replayed.index("answer")
+    assert replayed[:refine_before] == ["refine"]  # the session under way, then the knob change
+    assert replayed.count("refine") > 1 and job.done and job.error is None
+    alone = LiveTuner(sessions, sample_calls=100).point("codex", 8000, moved_to)
+    assert answers[0].scored.row["needed_recall"] == alone.scored.row["needed_recall"]
+    assert answers[0].sessions == alone.sessions == tuner.sample
+    assert tuner.point("codex", 8000, {}).complete
