@@ -10,8 +10,8 @@ import pytest
 
 from ctxlab.errors import CtxlabError
 from ctxlab.tune import Sessions, knobs_for, tune
-from ctxlab.tune.speed import knob_values
 from ctxlab.tune.live import LiveTuner, beside, fixed, matching_search, moved, sliders, stored_points, tunable
+from ctxlab.tune.speed import knob_values
 
 
 @pytest.fixture(scope="module")
