@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from ctxlab.messages import Conversation, Message
-from ctxlab.metrics.facts import message_text
+from ctxlab.metrics.facts import message_text, raw_text
 from ctxlab.metrics.needed import Need, SessionNeeds
 from ctxlab.metrics.sent import Sent
 from ctxlab.metrics.sent import changes as sent_changes
@@ -147,7 +147,7 @@ def _view_of(needs: SessionNeeds, message: Message) -> _View:
     if index is not None:
         held = needs.held_by.get(index, frozenset())
         return _View(held, held, instructions)
-    held = needs.held_in(text)
+    held = needs.held_in(text, raw_text(message))
     framed = frozenset(s for s in held if needs.holdings[s].framed_in(s, text))
     return _View(held, framed, instructions)
 

@@ -17,10 +17,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from ctxlab.metrics.specific import MIN_LENGTH
+from ctxlab.tokens.chunks import SPLIT_CHARS, line_chunks
 
 _RUN = re.compile(r"[A-Za-z0-9_./:@#=-]+")
 _RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@#=-")
 _RUN_ENTRIES = 200_000
+_CHUNK_ENTRIES = 20_000
 
 
 class StringFinder:
@@ -40,10 +42,28 @@ class StringFinder:
                 self.plain.append(s)
         self.by_prefix = dict(self.by_prefix)
         self._runs: dict[str, frozenset[str]] = {}
+        self._chunks: dict[str, frozenset[str]] = {}
 
-    def held_in(self, text: str) -> frozenset[str]:
-        """The strings that occur in `text`."""
+    def held_in(self, text: str, unfolded: str | None = None) -> frozenset[str]:
+        """The strings that occur in `text`; `unfolded` is `text` before its whitespace runs were
+        collapsed, when it was (the same runs, and line breaks to cut it at)."""
         found: set[str] = {s for s in self.plain if s in text}
+        text = text if unfolded is None else unfolded
+        if len(text) < SPLIT_CHARS:
+            return frozenset(found.union(self._in_runs(text)))
+        # No run crosses a line break, so a long text holds what its line chunks hold; a summary or
+        # a structured prompt is made mostly of chunks an earlier one of the session held.
+        for chunk in line_chunks(text):
+            held = self._chunks.get(chunk)
+            if held is None:
+                if len(self._chunks) >= _CHUNK_ENTRIES:
+                    self._chunks.clear()
+                held = self._chunks[chunk] = self._in_runs(chunk)
+            found |= held
+        return frozenset(found)
+
+    def _in_runs(self, text: str) -> frozenset[str]:
+        found: set[str] = set()
         for run in set(_RUN.findall(text)):
             if len(run) >= MIN_LENGTH:
                 found |= self._in_run(run)

@@ -169,12 +169,12 @@ class SessionNeeds:
         # `instructions_of` lists them in the order first stated, so the indices ascend.
         self.instruction_indices = [j for j, _ in self.instructions]
 
-    def held_in(self, text: str) -> frozenset[str]:
+    def held_in(self, text: str, unfolded: str | None = None) -> frozenset[str]:
         """The needed strings `text` holds: ``{s for s in holdings if s in text}``, found by the
-        runs of `text` (`ctxlab.metrics.held`)."""
+        runs of `text` (`ctxlab.metrics.held`; `unfolded`: `text` before whitespace was collapsed)."""
         if self.finder is None:
             self.finder = StringFinder(self.holdings)
-        return self.finder.held_in(text)
+        return self.finder.held_in(text, unfolded)
 
     @classmethod
     def build(cls, conversation: Conversation, counter: TokenCounter) -> SessionNeeds:

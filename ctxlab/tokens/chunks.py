@@ -33,7 +33,10 @@ from __future__ import annotations
 
 import re
 import zlib
+from functools import lru_cache
 from typing import Any
+
+from ctxlab import caches
 
 ADDITIVE_PATTERNS = frozenset({
     # o200k_base
@@ -58,16 +61,24 @@ def additive(encoding: Any) -> bool:
     return getattr(encoding, "_pat_str", None) in ADDITIVE_PATTERNS
 
 
-def line_chunks(text: str) -> list[str]:
+@caches.per_conversation
+# A new text is cut once to be counted and once more to be graded (`ctxlab.metrics.held`).
+@lru_cache(maxsize=64)
+def line_chunks(text: str) -> tuple[str, ...]:
     """`text` cut at content-defined safe cuts (one piece when it has none)."""
     chunks, start = [], 0
-    for match in SAFE_CUT.finditer(text, _MIN_CHUNK):
+    match = SAFE_CUT.search(text, _MIN_CHUNK)
+    while match is not None:
         end = match.end()
-        if end - start >= _MIN_CHUNK and _fingerprint(text[end - _WINDOW:end]) % _ONE_IN == 0:
+        if _fingerprint(text[end - _WINDOW:end]) % _ONE_IN == 0:
             chunks.append(text[start:end])
             start = end
+            # no cut closer than _MIN_CHUNK to the last: the next one ends at start + _MIN_CHUNK or later
+            match = SAFE_CUT.search(text, start + _MIN_CHUNK - 1)
+        else:
+            match = SAFE_CUT.search(text, end)
     chunks.append(text[start:])
-    return chunks
+    return tuple(chunks)
 
 
 def _fingerprint(window: str) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxlab.metrics.facts import normalize
 from ctxlab.metrics.held import StringFinder
 from ctxlab.metrics.needed import Holdings
 
@@ -23,6 +24,21 @@ def test_the_finder_finds_what_a_plain_search_finds(strings, text, odd):
     finder = StringFinder([*strings, *odd])  # short or spaced strings take the plain path
     assert finder.held_in(text) == frozenset(s for s in [*strings, *odd] if s in text)
     assert finder.held_in(text) == finder.held_in(text)  # the second answer comes from its kept runs
+
+
+long_texts = st.lists(st.text(alphabet=ALPHABET.replace("\n", ""), min_size=20, max_size=90), min_size=30,
+                     max_size=90).map("\n".join)
+
+
+@settings(max_examples=100, deadline=None)
+@given(strings=st.lists(runs, max_size=12), odd=st.lists(st.text(alphabet=ALPHABET, max_size=6), max_size=3),
+       text=long_texts, more=long_texts)
+def test_long_texts_are_searched_by_their_line_chunks_alike(strings, odd, text, more):
+    finder = StringFinder([*strings, *odd])
+    for searched in (text, more + "\n" + text, text + more):  # the second ones reuse chunks of the first
+        assert finder.held_in(searched) == frozenset(s for s in [*strings, *odd] if s in searched)
+        folded = normalize(searched)  # as the grader reads a message; the unfolded text gives the chunks
+        assert finder.held_in(folded, searched) == frozenset(s for s in [*strings, *odd] if s in folded)
 
 
 def test_a_string_inside_a_longer_run_is_found_and_one_split_by_a_space_is_not():

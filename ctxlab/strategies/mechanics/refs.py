@@ -17,6 +17,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import accumulate
+from typing import NamedTuple
 
 from ctxlab import caches
 from ctxlab.messages import Message
@@ -65,10 +66,27 @@ def referenced_lines(text: str, wanted: frozenset[str]) -> list[tuple[int, str]]
     hits = _text_names(text) & wanted
     if not hits:
         return []
+    lines, where = _lines_by_name(text)
+    return [(n, lines[n]) for n in sorted({n for name in hits for n in where[name]})]
+
+
+class _Lines(NamedTuple):
+    lines: list[str]
+    where: dict[str, tuple[int, ...]]  # each run of at least MIN_NAME characters: the lines holding it
+
+
+@caches.per_conversation
+# The same old tool outputs are read at every call that compacts, and again at every knob change.
+@lru_cache(maxsize=2048)
+def _lines_by_name(text: str) -> _Lines:
     lines = text.split("\n")
     starts = list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
-    found = {bisect_right(starts, m.start()) - 1 for m in _RUN.finditer(text) if m.group().rstrip(".:") in hits}
-    return [(n, lines[n]) for n in sorted(found)]
+    where: dict[str, list[int]] = {}
+    for match in _RUN.finditer(text):
+        run = match.group().rstrip(".:")
+        if len(run) >= MIN_NAME:
+            where.setdefault(run, []).append(bisect_right(starts, match.start()) - 1)
+    return _Lines(lines, {run: tuple(found) for run, found in where.items()})
 
 
 __all__ = ["MIN_NAME", "last_named", "message_names", "named_later", "names", "referenced_lines"]
