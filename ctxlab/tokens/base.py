@@ -125,6 +125,13 @@ class CachedCounter(ABC):
             cached = self._message_cache[message] = self._count_message(message)
         return cached
 
+    def remember(self, message: Message, tokens: int) -> None:
+        """Take `tokens` as the count of `message`: a count worked out elsewhere that must equal
+        `count_message`'s (gssc sums its new prompt from pieces it counted, exactly, while fitting
+        it; counting the whole prompt again was a tenth of a knob change)."""
+        _make_room(self._message_cache, _MESSAGE_CACHE_ENTRIES)
+        self._message_cache[message] = tokens
+
     def _count_message(self, message: Message) -> int:
         """Tokens of one message, uncached: its text parts plus tool-call names and arguments."""
         return sum(self.count(part) for part in message.parts) + sum(

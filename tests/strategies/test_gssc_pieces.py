@@ -7,10 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxlab import load_conversations
+from ctxlab.strategies import get_strategy
 from ctxlab.strategies.seeds.gssc import pieces
 from ctxlab.strategies.seeds.gssc.packets import words
 from ctxlab.tokens import get_counter
-from ctxlab.tokens.exact import load_tiktoken
+from ctxlab.tokens.exact import TiktokenCounter, load_tiktoken
 from tests.builders import SPLIT_PATTERN_EDGES
 
 fragment = st.lists(st.sampled_from(SPLIT_PATTERN_EDGES), max_size=40).map("".join)
@@ -58,3 +59,18 @@ def test_estimators_are_not_summed_piecewise():
 def test_piecewise_overlap_equals_whole_overlap(text, query):
     wanted = set(words(query))
     assert pieces.overlap(text, query) == sum(1 for w in words(text) if w in wanted)
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_the_prompt_count_gssc_hands_its_counter_is_the_counters_own(name):
+    sessions = list(load_conversations("sample:agent_sessions"))[:12]
+    remembered = 0
+    for session in sessions:
+        counter, fresh = TiktokenCounter(name), TiktokenCounter(name)
+        result = get_strategy("gssc").compress(session.messages, 8000, counter=counter)
+        prompt = result.messages[0]
+        if prompt.mark == "marker":
+            remembered += 1
+            assert counter._message_cache[prompt] == fresh.count_message(prompt)
+            assert result.tokens_after == fresh.count_messages(result.messages)
+    assert remembered >= 6

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import TypeGuard
 
 from ctxlab import caches
 from ctxlab.messages import Message
@@ -45,7 +46,7 @@ def pieces(text: str) -> list[str]:
     return [parts[0] + "\n", *["[" + p + "\n" for p in parts[1:-1]], "[" + parts[-1]]
 
 
-def additive(counter: TokenCounter) -> bool:
+def additive(counter: TokenCounter) -> TypeGuard[TiktokenCounter]:
     """Whether `counter` is a tiktoken counter whose split pattern makes piece counts add up."""
     return type(counter) is TiktokenCounter and counter.additive
 
