@@ -194,18 +194,24 @@ class Evaluator:
             done = self.reached(key)
             if done >= min(n, len(self.order)):
                 return done
-            self._extend(key, resolve_entries([label], [SEED])[0], done + 1)
+            self._replayed(key, resolve_entries([label], [SEED])[0], done + 1)
             return done + 1
 
     def _extend(self, key: str, entry: Entry, n: int) -> dict[str, pa.Table]:
         """The rows of the setting over the first `n` sessions of `order`, replaying only those it
         was not replayed on yet."""
+        parts = self._replayed(key, entry, n)
+        names = dict.fromkeys(name for part in parts for name in part)
+        return {name: pa.concat_tables([part[name] for part in parts if name in part]) for name in names}
+
+    def _replayed(self, key: str, entry: Entry, n: int) -> list[dict[str, pa.Table]]:
+        """The setting's rows per replayed part, after replaying it on those of the first `n`
+        sessions of `order` it was not replayed on yet."""
         done, parts = self._parts.get(key, (0, []))
         if n > done:
             parts = [*parts, self._replay(run_id_of(key), entry, self.order[done:n])]
             self._parts[key] = (n, parts)
-        names = dict.fromkeys(name for part in parts for name in part)
-        return {name: pa.concat_tables([part[name] for part in parts if name in part]) for name in names}
+        return parts
 
     def _replay(self, run_id: str, entry: Entry, indices: Sequence[int]) -> dict[str, pa.Table]:
         spec = work_spec(run_id, entry, self.window, self.reference, self.price_model)
