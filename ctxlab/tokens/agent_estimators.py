@@ -24,7 +24,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 from ctxlab.messages import Message
 from ctxlab.tokens.base import CachedCounter
@@ -109,13 +109,16 @@ class InspectO200k(CachedCounter):
     name = "inspect_o200k"
 
     @cached_property
-    def _encoding(self) -> Any:
-        from ctxlab.tokens.exact import load_tiktoken
+    def _o200k(self) -> CachedCounter:
+        from ctxlab.tokens import get_counter
 
-        return load_tiktoken("o200k_base")
+        return cast(CachedCounter, get_counter("o200k_base"))
 
     def _count_text(self, text: str) -> int:
-        return max(1, int(len(self._encoding.encode(text, disallowed_special=())) * 1.1))
+        # tiktoken's `encode` with no special token disallowed is `encode_ordinary`, what the shared
+        # o200k counter counts, summing a long text's cached line chunks: a summary clipped to a
+        # length (13 candidate heads) or re-rendered at the next call is not tokenized whole again.
+        return max(1, int(self._o200k.count(text) * 1.1))
 
     def _count_message(self, message: Message) -> int:
         parts = list(message.parts)

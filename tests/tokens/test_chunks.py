@@ -92,3 +92,24 @@ def test_other_patterns_and_counters_count_whole_texts():
     assert not chunks.additive(Other())
     assert all(TiktokenCounter(name).additive for name in ADDITIVE)
     assert not hasattr(get_counter("claude_legacy"), "additive")
+
+
+def inspect_whole(text: str) -> int:
+    """inspect_ai's `count_text_tokens` as its source writes it: the whole text, special tokens as text."""
+    return max(1, int(len(load_tiktoken("o200k_base").encode(text, disallowed_special=())) * 1.1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=lines.map(lambda t: t * 12), special=st.sampled_from(["", "<|endoftext|>", "<|endofprompt|>"]))
+def test_inspect_counts_long_texts_from_o200k_chunks_as_inspect_does_whole(text, special):
+    text = special + text + special or "x"  # an empty text counts 0 in every counter (`CachedCounter.count`)
+    assert get_counter("inspect_o200k").count(text) == inspect_whole(text)
+
+
+def test_inspect_counts_the_bundled_texts_and_their_clipped_heads_as_inspect_does():
+    inspect = get_counter("inspect_o200k")
+    texts = {part for c in load_conversations(["sample:agent_sessions"]) for m in c.messages for part in m.parts
+             if len(part) >= chunks.SPLIT_CHARS}
+    heads = {t[: len(t) * k // 7] for t in texts for k in (2, 3, 5)}
+    mismatched = [t[:60] for t in sorted(texts | heads) if inspect.count(t) != inspect_whole(t)]
+    assert len(texts) > 200 and mismatched == []

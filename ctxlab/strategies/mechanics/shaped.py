@@ -88,24 +88,32 @@ class Shaped:
 
     def _run(self, messages: Sequence[Message], previous: str | None, counter: TokenCounter, max_tokens: int,
              shape: Shape, *, prefix: bool = False) -> SummaryResult:
-        canonical = [replace(m, content=to_canonical(self.voice, m.text)) if m.mark == "summary" else m
-                     for m in messages]
-        if previous and self.voice.files_section:  # the ## Files block is rebuilt apart (summary._files_section)
-            previous = _FILES_BLOCK.sub("", previous)
-        previous = to_canonical(self.voice, previous) if previous else None
-        # As long as the agent's LLM answering its own request would write (`ctxlab.summarize.length`).
-        extractive = ExtractiveSummarizer(self.length, request_prompts(self.voice_name))
-        result = (extractive.summarize_turn_prefix(canonical, counter=counter, max_tokens=max_tokens) if prefix
-                  else extractive.summarize(canonical, previous_summary=previous, counter=counter,
-                                            max_tokens=max_tokens))
-        items = s.parse_summary(result.text)
-        if self.voice.file_tags or self.voice.files_section:
-            items = {k: v for k, v in items.items() if k not in (s.READ, s.MODIFIED)}
-        text = render(self.voice, items, shape)
-        if counter.count(text) > max_tokens:  # agent headers can be longer than canonical ones
-            text = clip_to_tokens(text, max_tokens, counter, head_share=1.0)
-        return replace(result, text=text, output_tokens=counter.count(text))
+        return _summary(self, tuple(messages), previous, counter, max_tokens, shape, prefix)
 
+
+@caches.per_conversation
+# A tuner's settings often compact at the same calls with the same inputs (claude_code at 8k compacts
+# before every call at every trigger share it tries), and an offline summary of the same messages,
+# previous summary, counter and length is the same text: it is written once.
+@lru_cache(maxsize=4096)
+def _summary(shaped: Shaped, messages: tuple[Message, ...], previous: str | None, counter: TokenCounter,
+             max_tokens: int, shape: Shape, prefix: bool) -> SummaryResult:
+    voice = shaped.voice
+    canonical = [replace(m, content=to_canonical(voice, m.text)) if m.mark == "summary" else m for m in messages]
+    if previous and voice.files_section:  # the ## Files block is rebuilt apart (summary._files_section)
+        previous = _FILES_BLOCK.sub("", previous)
+    previous = to_canonical(voice, previous) if previous else None
+    # As long as the agent's LLM answering its own request would write (`ctxlab.summarize.length`).
+    extractive = ExtractiveSummarizer(shaped.length, request_prompts(shaped.voice_name))
+    result = (extractive.summarize_turn_prefix(canonical, counter=counter, max_tokens=max_tokens) if prefix
+              else extractive.summarize(canonical, previous_summary=previous, counter=counter, max_tokens=max_tokens))
+    items = s.parse_summary(result.text)
+    if voice.file_tags or voice.files_section:
+        items = {k: v for k, v in items.items() if k not in (s.READ, s.MODIFIED)}
+    text = render(voice, items, shape)
+    if counter.count(text) > max_tokens:  # agent headers can be longer than canonical ones
+        text = clip_to_tokens(text, max_tokens, counter, head_share=1.0)
+    return replace(result, text=text, output_tokens=counter.count(text))
 
 def offline(summarizer: Any) -> Shaped:
     """The offline summarizer in `summarizer`'s voice (itself when it is one): what a failed LLM
