@@ -14,6 +14,9 @@ the details of the cut middle in the omission marker (`shrink`).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from ctxlab import caches
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics.refs import referenced_lines
 from ctxlab.summarize.heuristics import details, details_between
@@ -64,15 +67,23 @@ def shrink(message: Message, max_tokens: int, counter: TokenCounter, name: str) 
     text = message.text
     if counter.count_message(message) <= max_tokens:
         return message
-    lo, hi, best = 0, len(text) - 1, None
+    lo, hi, best = 0, len(text) - 1, -1
     while lo <= hi:  # the kept length: more kept text, fewer omitted details, so cost grows with it
         keep = (lo + hi) // 2
-        candidate = message.with_text(_cut(text, keep))
-        if counter.count_message(candidate) <= max_tokens:
-            best, lo = candidate, keep + 1
+        if _cut_tokens(message, keep, counter) <= max_tokens:
+            best, lo = keep, keep + 1
         else:
             hi = keep - 1
-    return best if best is not None else _clipped_note(message, max_tokens, counter, name)
+    return message.with_text(_cut(text, best)) if best >= 0 else _clipped_note(message, max_tokens, counter, name)
+
+
+@caches.per_conversation
+# Searches over one output share their first steps whatever the budget, and a tuner's settings cut
+# the same outputs again: each kept length is cut and counted once.
+@lru_cache(maxsize=65536)
+def _cut_tokens(message: Message, keep: int, counter: TokenCounter) -> int:
+    """The tokens of `message` cut to `keep` characters around the note of its middle (`_cut`)."""
+    return counter.count_message(message.with_text(_cut(message.text, keep)))
 
 
 def _cut(text: str, keep: int) -> str:

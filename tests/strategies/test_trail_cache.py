@@ -1,0 +1,53 @@
+"""`trail.shrink` counts each kept length of an output once: its cut equals the plain binary search."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxlab import load_conversations
+from ctxlab.messages import Message
+from ctxlab.strategies.mechanics import trail
+from ctxlab.tokens import TokenCounter, get_counter
+
+
+@cache
+def outputs() -> list[Message]:
+    tools = [m for c in load_conversations("sample:agent_sessions") for m in c.messages
+             if m.role == "tool" and len(m.text) > 3000]
+    return tools[::max(1, len(tools) // 40)]
+
+
+def plain_shrink(message: Message, max_tokens: int, counter: TokenCounter, name: str) -> Message:
+    """The search as written before the cache: every candidate cut and counted anew."""
+    text = message.text
+    if counter.count_message(message) <= max_tokens:
+        return message
+    lo, hi, best = 0, len(text) - 1, None
+    while lo <= hi:
+        keep = (lo + hi) // 2
+        candidate = message.with_text(trail._cut(text, keep))
+        if counter.count_message(candidate) <= max_tokens:
+            best, lo = candidate, keep + 1
+        else:
+            hi = keep - 1
+    return best if best is not None else trail._clipped_note(message, max_tokens, counter, name)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pick=st.integers(0, 39), share=st.floats(0.01, 1.2), counter=st.sampled_from(["o200k_base", "chars4"]))
+def test_a_shrink_equals_the_plain_search(pick, share, counter):
+    message, count = outputs()[pick % len(outputs())], get_counter(counter)
+    budget = max(1, int(count.count_message(message) * share))
+    assert trail.shrink(message, budget, count, "read") == plain_shrink(message, budget, count, "read")
+
+
+def test_budgets_share_the_counted_lengths():
+    message, count = outputs()[0], get_counter("o200k_base")
+    trail._cut_tokens.cache_clear()
+    cuts = [trail.shrink(message, budget, count, "read") for budget in (300, 310, 320, 330)]
+    assert [c == plain_shrink(message, b, count, "read") for c, b in zip(cuts, (300, 310, 320, 330), strict=True)] \
+        == [True] * 4
+    assert trail._cut_tokens.cache_info().hits > 0  # the later searches read the first one's lengths
