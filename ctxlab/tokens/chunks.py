@@ -10,11 +10,14 @@ of 134 M).
 The cut must not change the count. tiktoken encodes each match of its split pattern on its own,
 so the count of a text is the sum over those matches, and counts add up across any cut no match
 crosses. For the patterns in `ADDITIVE_PATTERNS`, a cut right after a newline and before a
-character that is neither whitespace nor "/" is such a cut:
+character that is neither whitespace nor "/", or before spaces and tabs that such a character
+ends (an indented line: pretty JSON, code, numbered file listings), is such a cut:
 
 - the only rules that can match a newline (a whitespace run ending in newlines; punctuation
   followed by newlines, or by "/" in o200k) stop before such a character exactly as they stop
-  at the end of the text;
+  at the end of the text; before spaces and tabs they stop too, as the run that follows holds no
+  other newline (a whitespace run ending in a newline is tried before the other whitespace rules,
+  and ends at the last newline it can reach);
 - letter runs may open with one non-letter, but never with a newline;
 - the lookahead ``\\s+(?!\\S)`` and cl100k's ``\\s++$`` are never the rule that matches a run
   ending in a newline, and no rule looks behind, so the matches after the cut are the same as
@@ -49,7 +52,7 @@ ADDITIVE_PATTERNS = frozenset({
 })
 # Shorter texts are tokenized whole: the chunk bookkeeping would cost more than it saves.
 SPLIT_CHARS = 2048
-SAFE_CUT = re.compile(r"\n(?=[^\s/])")
+SAFE_CUT = re.compile(r"\n(?=[^\s/]|[ \t]+\S)")
 _MIN_CHUNK = 256
 _WINDOW = 24  # characters before a cut that decide whether to take it
 _ONE_IN = 8  # about one safe cut in this many is taken: chunks of a few hundred characters

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,10 +46,25 @@ def test_counts_add_up_across_every_safe_cut_of_the_bundled_data(name):
     assert cuts > 20_000 and mismatched == 0
 
 
-def test_a_cut_before_space_slash_or_newline_is_never_safe():
-    # Each would change the count: "\n " and "\n\t" open whitespace runs, o200k reads "}\n/" as one.
-    assert cut_everywhere("a\n b\n\tc}\n/d\n\x1ce") == ["a\n b\n\tc}\n/d\n\x1ce"]
+def test_a_cut_before_slash_newline_or_blank_indent_is_never_safe():
+    # Each would change the count: o200k reads "}\n/" as one, "\n  \n" is one whitespace run; an
+    # indent that a visible character ends is cut before (pretty JSON, code, numbered listings).
+    assert cut_everywhere("a\n b\n\tc}\n/d\n\x1ce\n  \nf") == ["a\n", " b\n", "\tc}\n/d\n\x1ce\n  \n", "f"]
     assert cut_everywhere("x\n\ny\nz") == ["x\n\n", "y\n", "z"]
+
+
+@pytest.mark.parametrize("name", ADDITIVE)
+def test_indented_lines_split_as_in_the_whole_text(name):
+    """The split pattern's matches, not only their counts, are the same across an indent cut."""
+    pattern = regex.compile(load_tiktoken(name)._pat_str)
+    texts = {part for c in load_conversations(["sample:agent_sessions"]) for m in c.messages for part in m.parts}
+    cuts = 0
+    for text in texts:
+        ends = [m.end() for m in chunks.SAFE_CUT.finditer(text) if text[m.end()] in " \t"]
+        pieces = [text[a:b] for a, b in zip([0, *ends], [*ends, len(text)], strict=False)]
+        cuts += len(ends)
+        assert [m for p in pieces for m in pattern.findall(p)] == pattern.findall(text)
+    assert cuts > 10_000
 
 
 @given(text=lines)
