@@ -16,7 +16,12 @@ from ctxlab.tokens import TokenCounter, message_tokens
 
 class Sent:
     """The latest call of a chain: its messages as a set (`now`), the messages `added` and
-    `removed` against the call before, and their tokens per counter (`tokens`, counted on demand)."""
+    `removed` against the call before, and their tokens per counter (`tokens`, counted on demand).
+
+    Most calls of a chain send the previous call's messages and a few new ones after them (until
+    the policy compacts or drops something): such a call is worked out from the new messages only,
+    its set by adding them to the previous one and its tokens by adding theirs.
+    """
 
     def __init__(self) -> None:
         self.messages: Sequence[Message] = ()
@@ -24,18 +29,30 @@ class Sent:
         self.added: set[Message] = set()
         self.removed: set[Message] = set()
         self._tokens: dict[str, int] = {}
+        self._grown: tuple[dict[str, int], Sequence[Message]] | None = None  # previous tokens, new messages
 
     def update(self, messages: Sequence[Message]) -> None:
         """Move to the next call of the chain, which sends `messages`."""
-        now = set(messages)
-        self.added, self.removed = now - self.now, self.now - now
-        self.messages, self.now, self._tokens = messages, now, {}
+        n = len(self.messages)
+        if n and len(messages) >= n and messages[:n] == self.messages:  # identity first, in C
+            new = messages[n:]
+            self.added = set(new) - self.now
+            self.removed = set()
+            self.now = self.now | self.added  # a copy: the set handed out for the call before stays as it was
+            self._grown = (self._tokens, new)
+        else:
+            now = set(messages)
+            self.added, self.removed, self.now = now - self.now, self.now - now, now
+            self._grown = None
+        self.messages, self._tokens = messages, {}
 
     def tokens(self, counter: TokenCounter) -> int:
         """The messages' tokens under `counter`, request overhead excluded."""
         found = self._tokens.get(counter.name)
         if found is None:
-            found = self._tokens[counter.name] = message_tokens(counter, self.messages)
+            before = self._grown[0].get(counter.name) if self._grown is not None else None
+            found = self._tokens[counter.name] = (message_tokens(counter, self.messages) if before is None
+                                                  else before + message_tokens(counter, self._grown[1]))
         return found
 
 
