@@ -50,9 +50,11 @@ class Sent:
         """The messages' tokens under `counter`, request overhead excluded."""
         found = self._tokens.get(counter.name)
         if found is None:
-            before = self._grown[0].get(counter.name) if self._grown is not None else None
-            found = self._tokens[counter.name] = (message_tokens(counter, self.messages) if before is None
-                                                  else before + message_tokens(counter, self._grown[1]))
+            grown = self._grown
+            before = grown[0].get(counter.name) if grown is not None else None
+            found = self._tokens[counter.name] = (message_tokens(counter, self.messages)
+                                                  if grown is None or before is None
+                                                  else before + message_tokens(counter, grown[1]))
         return found
 
 
