@@ -7,11 +7,12 @@ from hypothesis import strategies as st
 
 import ctxlab
 from ctxlab.bench import deterministic_strategies
-from ctxlab.messages import Message
+from ctxlab.messages import Message, ToolCall
 from ctxlab.metrics.grounded import GroundedEvaluator
 from ctxlab.metrics.limit import limit_kept
 from ctxlab.metrics.needed import SessionNeeds
 from ctxlab.metrics.sent import Sent, changes
+from ctxlab.replay.metrics import tool_integrity
 from ctxlab.replay.plan import resolve_entries
 from ctxlab.replay.steps import replay_steps
 from ctxlab.strategies import get_strategy
@@ -32,7 +33,11 @@ def test_the_changes_are_those_against_the_previous_call() -> None:
     assert sent.tokens(REFERENCE) == REFERENCE.count_message(b) + REFERENCE.count_message(c)
 
 
-_POOL = [Message("user" if i % 3 else "assistant", f"message {i} " * (i + 1), id=str(i)) for i in range(8)]
+_POOL = [
+    *(Message("user", f"message {i} " * (i + 1), id=str(i)) for i in range(4)),
+    *(Message("assistant", f"calling {i}", id=f"a{i}", tool_calls=(ToolCall(f"c{i}", "read"),)) for i in range(3)),
+    *(Message("tool", f"result {i}", id=f"r{i}", tool_call_id=f"c{i}") for i in range(3)),
+]
 
 
 @settings(max_examples=200, deadline=None)
@@ -48,6 +53,7 @@ def test_a_growing_call_is_worked_out_from_its_new_messages_as_a_whole_one_would
                                                         previous - set(sent_now))
         assert before == previous  # the set handed out for the call before is left as it was
         assert sent.tokens(REFERENCE) == message_tokens(REFERENCE, sent_now)
+        assert tool_integrity(sent_now, sent) == tool_integrity(sent_now)  # the fold carried on, or not
         previous = set(sent_now)
 
 
