@@ -125,6 +125,7 @@ def _occurrences(strings: Sequence[str], texts: Sequence[str], first: int) -> di
         for k, pos, _ in AhoCorasick(strings).find_matches_as_indexes(joined, overlapping=True):
             found[k].append(pos)
     breaks = [m.start() for m in _BREAK.finditer(joined)]
+    lines: dict[int, str] = {}  # a line short enough to be its every occurrence's context, normalized
     out: dict[str, Holdings] = {}
     for k in sorted(found):  # in the order of `strings`, each one's positions ascending
         s = strings[k]
@@ -133,21 +134,30 @@ def _occurrences(strings: Sequence[str], texts: Sequence[str], first: int) -> di
             j = bisect_right(starts, pos) - 1
             if not hold.indices or hold.indices[-1] != j + first:
                 hold.indices.append(j + first)
-            hold.contexts.setdefault(_context(joined, breaks, pos, len(s)), j + first)
+            hold.contexts.setdefault(_context(joined, breaks, pos, len(s), lines), j + first)
     return out
 
 
 _BREAK = re.compile("[\n\0]")
 
 
-def _context(joined: str, breaks: Sequence[int], pos: int, size: int) -> str:
+def _context(joined: str, breaks: Sequence[int], pos: int, size: int, lines: dict[int, str]) -> str:
     """The line around an occurrence, at most `CONTEXT_CHARS` either side of it (`breaks`: the
-    positions of every line break and NUL in `joined`, ascending)."""
+    positions of every line break and NUL in `joined`, ascending; `lines`: the short lines met so
+    far, by index: a line of at most ``CONTEXT_CHARS + 1`` characters is the context of every
+    occurrence inside it, and most lines are short and hold many occurrences)."""
     i = bisect_left(breaks, pos)
-    start = max(breaks[i - 1] if i else -1, pos - CONTEXT_CHARS - 1) + 1
     k = bisect_left(breaks, pos + size, i)
+    if k == i and i in lines:
+        return lines[i]
+    line_start = breaks[i - 1] + 1 if i else 0
+    line_end = breaks[i] if i < len(breaks) else len(joined)
+    start = max(line_start, pos - CONTEXT_CHARS)
     end = min(breaks[k] if k < len(breaks) else len(joined), pos + size + CONTEXT_CHARS)
-    return normalize(joined[start:end])
+    text = normalize(joined[start:end])
+    if k == i and line_end - line_start <= CONTEXT_CHARS + 1:
+        lines[i] = text
+    return text
 
 
 @dataclass

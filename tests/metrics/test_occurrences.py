@@ -48,6 +48,16 @@ def test_one_pass_finds_what_a_search_per_string_finds(texts, strings, first):
         assert list(hold.contexts.items()) == list(want[s][1].items())
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.text("ab. ", min_size=70, max_size=100), max_size=4).map("\n".join), max_size=4),
+       st.lists(st.sampled_from(["a", "ab", "b.", "ba b", "aaa"]), unique=True, min_size=1, max_size=4))
+def test_lines_near_the_context_length_give_each_occurrence_its_own_context(texts, strings):
+    got = _occurrences(strings, texts, 0)
+    want = _plain(strings, texts, 0)
+    assert {s: (h.indices, list(h.contexts.items())) for s, h in got.items()} == {
+        s: (indices, list(contexts.items())) for s, (indices, contexts) in want.items()}
+
+
 def test_long_lines_are_clipped_around_each_occurrence():
     text = "x" * 200 + " needle " + "y" * 200 + "\nnext line needle"
     hold = _occurrences(["needle"], [text], 0)["needle"]  # CONTEXT_CHARS (80) either side
