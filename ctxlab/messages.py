@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from typing import Any, Literal
 
 from ctxlab import caches
@@ -257,7 +258,7 @@ _WITH_TEXT_ENTRIES = 50_000
 
 def as_messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
     """Accept `Message` objects or OpenAI dicts (ids derived from position where missing)."""
-    if isinstance(messages, tuple) and all(isinstance(m, Message) for m in messages):
+    if isinstance(messages, tuple) and all(map(isinstance, messages, repeat(Message))):  # checked in C
         return messages  # already a result's messages: no copy (callers compare them by identity)
     return tuple(m if isinstance(m, Message) else Message.from_openai(m, i) for i, m in enumerate(messages))
 
