@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from typing import Any, Literal
 
+from ctxlab import caches
 from ctxlab.errors import InvalidInputError
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -94,8 +96,17 @@ class Message:
         return self.content if isinstance(self.content, str) else "\n".join(self.parts)
 
     def with_text(self, text: str, mark: Mark = "truncated") -> Message:
-        """A copy whose content is `text`, marked (by default as truncated)."""
-        return replace(self, content=text, mark=mark, source_ids=self.source_ids or (self.id,))
+        """A copy whose content is `text`, marked (by default as truncated): one copy per message,
+        text and mark, since policies that re-derive their context at every call (clearing every
+        old tool result again) would otherwise make an equal new copy each time, which every cache
+        lookup and set of sent messages then compares field by field."""
+        key = (self, text, mark)
+        copy = _WITH_TEXT.get(key)
+        if copy is None:
+            if len(_WITH_TEXT) >= _WITH_TEXT_ENTRIES:
+                _WITH_TEXT.clear()
+            copy = _WITH_TEXT[key] = replace(self, content=text, mark=mark, source_ids=self.source_ids or (self.id,))
+        return copy
 
     def to_openai(self, *, include_id: bool = False) -> dict[str, Any]:
         """The OpenAI chat dict (list content becomes text parts again)."""
@@ -241,9 +252,13 @@ def validate_messages(messages: Sequence[Message]) -> None:
         raise InvalidInputError(f"tool call(s) {sorted(open_calls)} at the end were never answered")
 
 
+_WITH_TEXT: dict[tuple[Message, str, str], Message] = caches.per_conversation({})
+_WITH_TEXT_ENTRIES = 50_000
+
+
 def as_messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
     """Accept `Message` objects or OpenAI dicts (ids derived from position where missing)."""
-    if isinstance(messages, tuple) and all(isinstance(m, Message) for m in messages):
+    if isinstance(messages, tuple) and all(map(isinstance, messages, repeat(Message))):  # checked in C
         return messages  # already a result's messages: no copy (callers compare them by identity)
     return tuple(m if isinstance(m, Message) else Message.from_openai(m, i) for i, m in enumerate(messages))
 

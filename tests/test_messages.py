@@ -168,6 +168,19 @@ def test_with_text_marks_truncation_and_keeps_the_id():
     assert message.mark is None
 
 
+def test_with_text_hands_out_one_copy_per_message_text_and_mark_until_forgotten():
+    from ctxlab import caches
+
+    message = Message(role="tool", content="a long tool output", id="t", tool_call_id="c")
+    cleared = message.with_text("[cleared]")
+    assert message.with_text("[cleared]") is cleared  # a policy clearing it again at the next call
+    assert message.with_text("[cleared]", mark="marker") is not cleared
+    assert message.with_text("[cleared]", mark="marker").mark == "marker"
+    caches.forget()
+    again = message.with_text("[cleared]")
+    assert again == cleared and again is not cleared
+
+
 def test_a_record_keeps_message_timestamps():
     conv = Conversation("t", (Message("user", "hi", id="u", timestamp=1770912145.284),
                               Message("assistant", "hello", id="a")))

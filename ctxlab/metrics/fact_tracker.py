@@ -73,8 +73,19 @@ class FactTracker:
         return FactRecall(self.kept / self.total if self.total else None, self.total, self.kept, missing)
 
     def _send(self, message: Message, sign: int) -> None:
-        for fact in self.facts.contains(message):
-            self._find(fact, sign)
+        facts = self.facts.contains(message)  # distinct facts: each moves its count by one
+        if facts:
+            found, get = self.found, self.found.get
+            if sign > 0:
+                flipped = [fact for fact in facts if not get(fact)]  # held by no sent message until now
+                found.update(facts)
+            else:
+                found.subtract(facts)
+                flipped = [fact for fact in facts if not get(fact)]  # held by no sent message any more
+            for fact in flipped:
+                if self.wanted[fact]:
+                    self.kept += sign
+                    self.dirty.add(fact)
         if message.mark is not None:
             return
         before = self.whole[message.id]
@@ -97,13 +108,6 @@ class FactTracker:
         if (before == 0) != (self.wanted[fact] == 0):
             self.total += sign
             self.kept += sign if self.found[fact] else 0
-
-    def _find(self, fact: str, sign: int) -> None:
-        before = self.found[fact]
-        self.found[fact] += sign
-        if (before == 0) != (self.found[fact] == 0) and self.wanted[fact]:
-            self.kept += sign
-            self.dirty.add(fact)
 
     def _reorder(self) -> None:
         """Place the facts whose standing changed in the ordered list of missing ones."""

@@ -134,10 +134,16 @@ def call_costs(strings: tuple[str, ...], encoding: str) -> tuple[int, ...]:
 
 
 def _overlap(a: str, b: str) -> int:
-    """The longest proper suffix of `a` that is a prefix of `b`: how far `b` may share `a`'s text."""
-    for k in range(min(len(a), len(b)) - 1, 0, -1):
-        if a.endswith(b[:k]):
-            return k
+    """The longest proper suffix of `a` that is a prefix of `b` (shorter than both): how far `b`
+    may share `a`'s text. Only the places in `a` holding `b`'s first character can start it, so
+    those are tried, longest first (the call's strings are tried pairwise: this is most of a call)."""
+    if not a or not b:
+        return 0
+    p = a.find(b[0], len(a) - min(len(a), len(b)) + 1)
+    while p >= 0:
+        if b.startswith(a[p:]):
+            return len(a) - p
+        p = a.find(b[0], p + 1)
     return 0
 
 

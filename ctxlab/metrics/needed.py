@@ -13,11 +13,14 @@ whether `extract_facts` finds it. Nothing here is ever handed to a strategy.
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from ahocorasick_rs import AhoCorasick
 
 from ctxlab import caches
 from ctxlab.messages import Conversation, Message
@@ -108,35 +111,53 @@ def line_text(message: Message) -> str:
 
 
 def _occurrences(strings: Sequence[str], texts: Sequence[str], first: int) -> dict[str, Holdings]:
-    """Every occurrence of `strings` in ``texts[first:]``: one joined string, searched with
-    `str.find` per string (linear), positions mapped back to messages."""
+    """Every occurrence of `strings` (non-empty, distinct) in ``texts[first:]``, overlapping ones
+    included: one Aho-Corasick pass over the texts joined by NUL (a `str.find` per string scanned
+    them once per string), positions mapped back to messages and to their lines."""
     starts, parts, at = [], [], 0
     for text in texts[first:]:
         starts.append(at)
         parts.append(text)
         at += len(text) + 1
     joined = "\0".join(parts)
+    found: dict[int, list[int]] = defaultdict(list)
+    if strings:
+        for k, pos, _ in AhoCorasick(strings).find_matches_as_indexes(joined, overlapping=True):
+            found[k].append(pos)
+    breaks = [m.start() for m in _BREAK.finditer(joined)]
+    lines: dict[int, str] = {}  # a line short enough to be its every occurrence's context, normalized
     out: dict[str, Holdings] = {}
-    for s in strings:
-        pos = joined.find(s)
-        if pos < 0:
-            continue
+    for k in sorted(found):  # in the order of `strings`, each one's positions ascending
+        s = strings[k]
         hold = out[s] = Holdings()
-        while pos >= 0:
+        for pos in found[k]:
             j = bisect_right(starts, pos) - 1
             if not hold.indices or hold.indices[-1] != j + first:
                 hold.indices.append(j + first)
-            hold.contexts.setdefault(_context(joined, pos, len(s)), j + first)
-            pos = joined.find(s, pos + 1)
+            hold.contexts.setdefault(_context(joined, breaks, pos, len(s), lines), j + first)
     return out
 
 
-def _context(joined: str, pos: int, size: int) -> str:
-    """The line around an occurrence, at most `CONTEXT_CHARS` either side of it."""
-    start = max(joined.rfind("\n", 0, pos), joined.rfind("\0", 0, pos), pos - CONTEXT_CHARS - 1) + 1
-    ends = [e for e in (joined.find("\n", pos + size), joined.find("\0", pos + size)) if e >= 0]
-    end = min([*ends, pos + size + CONTEXT_CHARS, len(joined)])
-    return normalize(joined[start:end])
+_BREAK = re.compile("[\n\0]")
+
+
+def _context(joined: str, breaks: Sequence[int], pos: int, size: int, lines: dict[int, str]) -> str:
+    """The line around an occurrence, at most `CONTEXT_CHARS` either side of it (`breaks`: the
+    positions of every line break and NUL in `joined`, ascending; `lines`: the short lines met so
+    far, by index: a line of at most ``CONTEXT_CHARS + 1`` characters is the context of every
+    occurrence inside it, and most lines are short and hold many occurrences)."""
+    i = bisect_left(breaks, pos)
+    k = bisect_left(breaks, pos + size, i)
+    if k == i and i in lines:
+        return lines[i]
+    line_start = breaks[i - 1] + 1 if i else 0
+    line_end = breaks[i] if i < len(breaks) else len(joined)
+    start = max(line_start, pos - CONTEXT_CHARS)
+    end = min(breaks[k] if k < len(breaks) else len(joined), pos + size + CONTEXT_CHARS)
+    text = normalize(joined[start:end])
+    if k == i and line_end - line_start <= CONTEXT_CHARS + 1:
+        lines[i] = text
+    return text
 
 
 @dataclass

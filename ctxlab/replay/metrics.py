@@ -15,6 +15,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 from ctxlab.messages import Message
+from ctxlab.metrics.sent import Sent
 from ctxlab.strategies import SUMMARY_CALL, CompressionResult
 from ctxlab.strategies.mechanics import newest_user, system_prefix
 from ctxlab.tokens import TokenCounter, message_tokens
@@ -70,12 +71,13 @@ def request_tokens(counter: TokenCounter, messages: Iterable[Message],
 
 _ABSENT = "absent"
 _ID = attrgetter("id")
+_MARK = attrgetter("mark")
 
 
 def marks_by_id(result: Sequence[Message]) -> dict[str, str | None]:
     """id -> mark of a result's messages (None: kept whole), built once per unit for the
     measures below."""
-    return {m.id: m.mark for m in result}
+    return dict(zip(map(_ID, result), map(_MARK, result), strict=True))  # in C: once per unit, over the result
 
 
 def accounting(originals: Sequence[Message], result: Sequence[Message],
@@ -89,20 +91,37 @@ def accounting(originals: Sequence[Message], result: Sequence[Message],
     return Accounting(kept, truncated, len(originals) - kept - truncated, len(result) - kept - truncated)
 
 
-def tool_integrity(messages: Sequence[Message]) -> ToolIntegrity:
-    """Count tool calls without a kept result and tool results without a kept call before them."""
-    open_calls: set[str] = set()
-    answered: set[str] = set()
-    orphan_results = 0
+class ToolState(NamedTuple):
+    """Tool pairs after some messages: the call ids made, those answered after their call, and the
+    results without a call before them."""
+
+    calls: frozenset[str]
+    answered: frozenset[str]
+    orphan_results: int
+
+
+def tool_state(state: ToolState | None, messages: Sequence[Message]) -> ToolState:
+    """The `ToolState` after `messages`, going on from `state` (the state after the messages
+    before them; None: none before). A chain's `ctxlab.metrics.sent.Sent.fold` carries it."""
+    calls = set(state.calls) if state else set()
+    answered = set(state.answered) if state else set()
+    orphan_results = state.orphan_results if state else 0
     for m in messages:
         if m.role == "tool":
-            if m.tool_call_id in open_calls:
+            if m.tool_call_id in calls:
                 answered.add(m.tool_call_id)
             else:
                 orphan_results += 1
         for call in m.tool_calls:
-            open_calls.add(call.id)
-    return ToolIntegrity(len(open_calls - answered), orphan_results)
+            calls.add(call.id)
+    return ToolState(frozenset(calls), frozenset(answered), orphan_results)
+
+
+def tool_integrity(messages: Sequence[Message], sent: Sent | None = None) -> ToolIntegrity:
+    """Count tool calls without a kept result and tool results without a kept call before them
+    (`sent`: a chain's `Sent` at `messages`, which carries the count from its previous call)."""
+    state = sent.fold(tool_state) if sent is not None and sent.messages is messages else tool_state(None, messages)
+    return ToolIntegrity(len(state.calls - state.answered), state.orphan_results)
 
 
 def pinned_kept(originals: Sequence[Message], result: Sequence[Message],

@@ -143,7 +143,7 @@ def unit_rows(rows: Rows, u: Unit, conv: Conversation, counts: ConversationCount
     kept = result.messages
     marks = metrics.marks_by_id(kept)
     acc = metrics.accounting(originals, kept, marks)
-    tools = metrics.tool_integrity(kept)
+    tools = metrics.tool_integrity(kept, sent)
     system_kept, user_kept = metrics.pinned_kept(originals, kept, marks)
     usage = metrics.llm_usage(result.events)
     row.update(

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ctxlab import store
 from ctxlab.messages import Conversation, Message
 from ctxlab.metrics.grounded import GroundedEvaluator, SessionNeeds
-from ctxlab.metrics.limit import call_costs, headroom_closed, limit_kept, reading
+from ctxlab.metrics.limit import _overlap, call_costs, headroom_closed, limit_kept, reading
 from ctxlab.replay import ReplayConfig, replay
 from ctxlab.strategies import default_strategies
 from ctxlab.tokens import get_counter
@@ -57,6 +57,13 @@ def test_a_string_inside_another_costs_nothing_and_overlaps_are_trimmed():
     alone = inner_tokens("pyproject_settings_loader", vocabulary("o200k_base"))
     assert costs["pyproject_settings_loader"] <= alone  # "py" may be shared with "config.py"'s end
     assert call_costs(("a",), "") == (0,)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab/.", max_size=12), st.text(alphabet="ab/.", max_size=12))
+def test_overlap_is_the_longest_proper_suffix_that_prefixes_the_other(a, b):
+    plain = next((k for k in range(min(len(a), len(b)) - 1, 0, -1) if a.endswith(b[:k])), 0)
+    assert _overlap(a, b) == plain
 
 
 def _session() -> Conversation:

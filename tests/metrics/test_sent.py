@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import ctxlab
 from ctxlab.bench import deterministic_strategies
-from ctxlab.messages import Message
+from ctxlab.messages import Message, ToolCall
 from ctxlab.metrics.grounded import GroundedEvaluator
 from ctxlab.metrics.limit import limit_kept
 from ctxlab.metrics.needed import SessionNeeds
 from ctxlab.metrics.sent import Sent, changes
+from ctxlab.replay.metrics import tool_integrity
 from ctxlab.replay.plan import resolve_entries
 from ctxlab.replay.steps import replay_steps
 from ctxlab.strategies import get_strategy
@@ -27,6 +31,30 @@ def test_the_changes_are_those_against_the_previous_call() -> None:
     assert changes({a, b}, (b, c), None) == ({b, c}, {a}, {c})
     assert changes(set(), (), sent) == ({b, c}, {a}, {c})  # a chain's own answer wins
     assert sent.tokens(REFERENCE) == REFERENCE.count_message(b) + REFERENCE.count_message(c)
+
+
+_POOL = [
+    *(Message("user", f"message {i} " * (i + 1), id=str(i)) for i in range(4)),
+    *(Message("assistant", f"calling {i}", id=f"a{i}", tool_calls=(ToolCall(f"c{i}", "read"),)) for i in range(3)),
+    *(Message("tool", f"result {i}", id=f"r{i}", tool_call_id=f"c{i}") for i in range(3)),
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from(_POOL), max_size=6)), max_size=8))
+def test_a_growing_call_is_worked_out_from_its_new_messages_as_a_whole_one_would(calls) -> None:
+    sent, previous = Sent(), set()
+    for grow, messages in calls:
+        # a call either sends the previous one's messages and more (the chain's usual step) or anything
+        sent_now = (*sent.messages, *messages) if grow else tuple(messages)
+        before = sent.now
+        sent.update(sent_now)
+        assert (sent.now, sent.added, sent.removed) == (set(sent_now), set(sent_now) - previous,
+                                                        previous - set(sent_now))
+        assert before == previous  # the set handed out for the call before is left as it was
+        assert sent.tokens(REFERENCE) == message_tokens(REFERENCE, sent_now)
+        assert tool_integrity(sent_now, sent) == tool_integrity(sent_now)  # the fold carried on, or not
+        previous = set(sent_now)
 
 
 def test_message_tokens_is_the_sum_of_message_counts_cached_or_not() -> None:
