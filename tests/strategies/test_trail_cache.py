@@ -51,3 +51,41 @@ def test_budgets_share_the_counted_lengths():
     assert [c == plain_shrink(message, b, count, "read") for c, b in zip(cuts, (300, 310, 320, 330), strict=True)] \
         == [True] * 4
     assert trail._cut_tokens.cache_info().hits > 0  # the later searches read the first one's lengths
+
+
+class Unhashable:
+    """A caller's own counter that does not hash (its __eq__ without a __hash__)."""
+
+    name = "own"
+
+    def __init__(self) -> None:
+        self.inner = get_counter("o200k_base")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unhashable)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def count(self, text: str) -> int:
+        return self.inner.count(text)
+
+    def count_message(self, message: Message) -> int:
+        return self.inner.count_message(message)
+
+    def overhead(self, tools=None) -> int:
+        return self.inner.overhead(tools)
+
+    def count_messages(self, messages, tools=None) -> int:
+        return self.inner.count_messages(messages, tools)
+
+
+def test_a_counter_that_does_not_hash_is_counted_without_the_caches():
+    from ctxlab.strategies.mechanics.shaped import Shaped
+    from ctxlab.strategies.mechanics.voices import VOICES
+
+    message, own = outputs()[1], Unhashable()
+    assert trail.shrink(message, 400, own, "read") == trail.shrink(message, 400, own.inner, "read")
+    messages = next(iter(load_conversations("sample:agent_sessions"))).messages
+    shaped = Shaped(VOICES["claude_code"], voice_name="claude_code")
+    assert shaped.summarize(messages, counter=own, max_tokens=500).text == \
+        shaped.summarize(messages, counter=own.inner, max_tokens=500).text

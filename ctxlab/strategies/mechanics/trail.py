@@ -14,6 +14,7 @@ the details of the cut middle in the omission marker (`shrink`).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import lru_cache
 
 from ctxlab import caches
@@ -70,11 +71,17 @@ def shrink(message: Message, max_tokens: int, counter: TokenCounter, name: str) 
     lo, hi, best = 0, len(text) - 1, -1
     while lo <= hi:  # the kept length: more kept text, fewer omitted details, so cost grows with it
         keep = (lo + hi) // 2
-        if _cut_tokens(message, keep, counter) <= max_tokens:
+        if _tokens(message, keep, counter) <= max_tokens:
             best, lo = keep, keep + 1
         else:
             hi = keep - 1
     return message.with_text(_cut(text, best)) if best >= 0 else _clipped_note(message, max_tokens, counter, name)
+
+
+def _tokens(message: Message, keep: int, counter: TokenCounter) -> int:
+    if isinstance(counter, Hashable):  # ctxlab's counters are; a caller's own counter may not be
+        return _cut_tokens(message, keep, counter)
+    return int(_cut_tokens.__wrapped__(message, keep, counter))
 
 
 @caches.per_conversation
