@@ -121,7 +121,7 @@ class CachedCounter(ABC):
     def count_message(self, message: Message) -> int:
         cached = self._message_cache.get(message)
         if cached is None:
-            _make_room(self._message_cache, _MESSAGE_CACHE_ENTRIES)
+            _make_message_room(self._message_cache, _MESSAGE_CACHE_ENTRIES)
             cached = self._message_cache[message] = self._count_message(message)
         return cached
 
@@ -157,7 +157,7 @@ class CachedCounter(ABC):
         """Take `tokens` as the count of `message`: a count worked out elsewhere that must equal
         `count_message`'s (gssc sums its new prompt from pieces it counted, exactly, while fitting
         it; counting the whole prompt again was a tenth of a knob change)."""
-        _make_room(self._message_cache, _MESSAGE_CACHE_ENTRIES)
+        _make_message_room(self._message_cache, _MESSAGE_CACHE_ENTRIES)
         self._message_cache[message] = tokens
 
     def _count_message(self, message: Message) -> int:
@@ -194,6 +194,19 @@ class CachedCounter(ABC):
 
     def __repr__(self) -> str:
         return f"<counter {self.name}>"
+
+
+def _make_message_room(cache: dict[Message, int], limit: int) -> None:
+    """Evict half of a full message cache, the messages strategies made (marked) first, oldest
+    first: the originals are what every setting of a live tuner counts again, while the cut copies
+    and summaries of one setting pile up behind them (a long Tuning page evicted its sessions'
+    originals and counted them again)."""
+    if len(cache) >= limit:
+        drop = [m for m in cache if m.mark is not None][: limit // 2]
+        if len(drop) < limit // 2:
+            drop += [m for m in cache if m.mark is None][: limit // 2 - len(drop)]
+        for m in drop:
+            del cache[m]
 
 
 def _make_room(cache: dict, limit: int) -> None:

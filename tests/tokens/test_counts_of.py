@@ -35,3 +35,16 @@ def test_a_list_changed_after_it_was_counted_is_not_taken_for_a_prefix() -> None
     message_counts(counter, context)
     context[1] = c
     assert message_counts(counter, (a, c, b)) == [counter.count_message(m) for m in (a, c, b)]
+
+
+def test_a_full_message_cache_lets_go_of_the_messages_strategies_made_first() -> None:
+    from ctxlab.tokens.base import _make_message_room
+
+    originals = [Message("tool", f"original {i}", id=f"o{i}") for i in range(6)]
+    made = [m.with_text(f"cut {i}") for i, m in enumerate(originals)]
+    cache = {m: 1 for m in [*originals[:3], *made, *originals[3:]]}
+    _make_message_room(cache, limit=12)
+    assert list(cache) == [*originals[:3], *originals[3:]]  # half freed, every copy gone, the originals kept
+    cache = {m: 1 for m in [*originals, *made[:2]]}
+    _make_message_room(cache, limit=8)
+    assert list(cache) == originals[2:]  # too few copies: then the oldest originals
