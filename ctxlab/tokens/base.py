@@ -21,6 +21,7 @@ _CACHE_ENTRIES = 200_000
 # Messages are cached whole too: hashing a frozen Message reuses the hash its content string
 # caches, so a repeated message costs a dict lookup instead of a digest of its text.
 _MESSAGE_CACHE_ENTRIES = 50_000
+_RECENT_LISTS = 4  # `counts_of`: a call's input and output under each of a strategy's counters
 
 
 @runtime_checkable
@@ -68,10 +69,7 @@ def message_counts(counter: TokenCounter, messages: Sequence[Message]) -> list[i
     times cheaper than a method call per message.
     """
     if isinstance(counter, CachedCounter):
-        try:
-            return list(map(counter._message_cache.__getitem__, messages))
-        except KeyError:
-            pass
+        return counter.counts_of(messages)
     return list(map(counter.count_message, messages))
 
 
@@ -91,6 +89,7 @@ class CachedCounter(ABC):
         self._cache: dict[str | bytes, int] = {}
         self._message_cache: dict[Message, int] = {}
         self._tools_cache: dict[tuple[int, ...], tuple[Sequence[Mapping[str, Any]], int]] = {}
+        self._recent: list[tuple[Sequence[Message], list[int]]] = []  # the last lists `counts_of` counted
         self.hits = 0
         self.misses = 0
         caches.owner(self)
@@ -100,6 +99,7 @@ class CachedCounter(ABC):
         self._cache.clear()
         self._message_cache.clear()
         self._tools_cache.clear()
+        self._recent.clear()
 
     @abstractmethod
     def _count_text(self, text: str) -> int:
@@ -121,15 +121,43 @@ class CachedCounter(ABC):
     def count_message(self, message: Message) -> int:
         cached = self._message_cache.get(message)
         if cached is None:
-            _make_room(self._message_cache, _MESSAGE_CACHE_ENTRIES)
+            _make_message_room(self._message_cache, _MESSAGE_CACHE_ENTRIES)
             cached = self._message_cache[message] = self._count_message(message)
         return cached
+
+    def counts_of(self, messages: Sequence[Message]) -> list[int]:
+        """``[self.count_message(m) for m in messages]`` (a new list).
+
+        A per-turn replay counts at every call a context that is mostly the one before with a few
+        messages after it (the history up to the call; the previous output and what came since):
+        a list that begins with one of the last few counted is counted from where that one ends,
+        the rest by cache lookups. The prefix is checked by identity first, in C, so this never
+        hashes the messages it already counted.
+        """
+        start, counts = 0, []
+        for seen, known in reversed(self._recent if isinstance(messages, tuple) else ()):
+            n = len(seen)
+            if start < n <= len(messages) and messages[:n] == seen:
+                start, counts = n, known
+                break
+        rest = messages[start:] if start else messages
+        try:
+            more = list(map(self._message_cache.__getitem__, rest))
+        except KeyError:
+            more = list(map(self.count_message, rest))
+        out = counts + more if start else more
+        if isinstance(messages, tuple):  # a list could change after it was counted
+            if len(self._recent) >= _RECENT_LISTS:
+                del self._recent[0]
+            self._recent.append((messages, out))
+            return list(out)
+        return out
 
     def remember(self, message: Message, tokens: int) -> None:
         """Take `tokens` as the count of `message`: a count worked out elsewhere that must equal
         `count_message`'s (gssc sums its new prompt from pieces it counted, exactly, while fitting
         it; counting the whole prompt again was a tenth of a knob change)."""
-        _make_room(self._message_cache, _MESSAGE_CACHE_ENTRIES)
+        _make_message_room(self._message_cache, _MESSAGE_CACHE_ENTRIES)
         self._message_cache[message] = tokens
 
     def _count_message(self, message: Message) -> int:
@@ -166,6 +194,19 @@ class CachedCounter(ABC):
 
     def __repr__(self) -> str:
         return f"<counter {self.name}>"
+
+
+def _make_message_room(cache: dict[Message, int], limit: int) -> None:
+    """Evict half of a full message cache, the messages strategies made (marked) first, oldest
+    first: the originals are what every setting of a live tuner counts again, while the cut copies
+    and summaries of one setting pile up behind them (a long Tuning page evicted its sessions'
+    originals and counted them again)."""
+    if len(cache) >= limit:
+        drop = [m for m in cache if m.mark is not None][: limit // 2]
+        if len(drop) < limit // 2:
+            drop += [m for m in cache if m.mark is None][: limit // 2 - len(drop)]
+        for m in drop:
+            del cache[m]
 
 
 def _make_room(cache: dict, limit: int) -> None:
