@@ -14,7 +14,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, Protocol, TypeVar
 
 _CLEARERS: list[Callable[[], None]] = []
@@ -54,6 +54,27 @@ def forget() -> None:
     trim()
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+R = TypeVar("R")
+
+
+def kept(cache: dict[K, V], key: K, limit: int, make: Callable[[K], V]) -> V:
+    """``make(key)``, kept in `cache` (bounded: emptied when it reaches `limit` entries)."""
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= limit:
+            cache.clear()
+        found = cache[key] = make(key)
+    return found
+
+
+def with_counter(cached: Callable[..., R], counter: object, *args: Any) -> R:
+    """``cached(*args)``, an ``lru_cache`` function whose arguments hold `counter`; its uncached
+    function when `counter` cannot be hashed (ctxlab's counters can; a caller's own may not)."""
+    return cached(*args) if isinstance(counter, Hashable) else cached.__wrapped__(*args)
+
+
 def trim() -> None:
     """Hand freed heap memory back to the system (where the C library can)."""
     # glibc keeps freed heap pages mapped; malloc_trim returns them (about 2x less resident memory
@@ -73,4 +94,4 @@ def _libc() -> Any:
 
 _LIBC = _libc()
 
-__all__ = ["forget", "owner", "per_conversation", "trim"]
+__all__ = ["forget", "kept", "owner", "per_conversation", "trim", "with_counter"]

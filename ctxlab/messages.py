@@ -100,13 +100,8 @@ class Message:
         text and mark, since policies that re-derive their context at every call (clearing every
         old tool result again) would otherwise make an equal new copy each time, which every cache
         lookup and set of sent messages then compares field by field."""
-        key = (self, text, mark)
-        copy = _WITH_TEXT.get(key)
-        if copy is None:
-            if len(_WITH_TEXT) >= _WITH_TEXT_ENTRIES:
-                _WITH_TEXT.clear()
-            copy = _WITH_TEXT[key] = replace(self, content=text, mark=mark, source_ids=self.source_ids or (self.id,))
-        return copy
+        return caches.kept(_WITH_TEXT, (self, text, mark), _WITH_TEXT_ENTRIES,
+                           lambda _: replace(self, content=text, mark=mark, source_ids=self.source_ids or (self.id,)))
 
     def to_openai(self, *, include_id: bool = False) -> dict[str, Any]:
         """The OpenAI chat dict (list content becomes text parts again)."""

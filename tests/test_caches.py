@@ -48,3 +48,25 @@ def test_rows_sealed_in_small_batches_equal_one_batch():
         assert small[name].cast(plain).drop_columns(["latency_ms"] if "latency_ms" in plain.names else []).equals(
             whole[name].cast(plain).drop_columns(["latency_ms"] if "latency_ms" in plain.names else []))
         assert any(pa.types.is_dictionary(f.type) for f in whole[name].schema) or name == "done"
+
+
+def test_kept_makes_once_and_empties_at_its_bound() -> None:
+    made: list[str] = []
+    cache: dict[str, str] = {}
+    make = lambda key: made.append(key) or key.upper()  # noqa: E731
+    assert [caches.kept(cache, k, 2, make) for k in ("a", "a", "b")] == ["A", "A", "B"]
+    assert made == ["a", "b"]
+    assert caches.kept(cache, "c", 2, make) == "C" and cache == {"c": "C"}  # full: emptied first
+
+
+def test_with_counter_skips_the_cache_for_a_counter_that_cannot_be_hashed() -> None:
+    @functools.lru_cache(maxsize=8)
+    def double(counter: object, n: int) -> int:
+        return 2 * n
+
+    class Unhashable:
+        __hash__ = None  # type: ignore[assignment]
+
+    odd = Unhashable()
+    assert caches.with_counter(double, odd, odd, 3) == 6 and double.cache_info().currsize == 0
+    assert caches.with_counter(double, "o200k", "o200k", 3) == 6 and double.cache_info().currsize == 1

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
+from ctxlab import caches
 from ctxlab.metrics.specific import MIN_LENGTH
 from ctxlab.tokens.chunks import SPLIT_CHARS, line_chunks
 
@@ -54,31 +55,22 @@ class StringFinder:
         # No run crosses a line break, so a long text holds what its line chunks hold; a summary or
         # a structured prompt is made mostly of chunks an earlier one of the session held.
         for chunk in line_chunks(text):
-            found |= _kept(self._chunks, chunk, _CHUNK_ENTRIES, self._in_runs)
+            held = caches.kept(self._chunks, chunk, _CHUNK_ENTRIES, self._in_runs)
+            found |= held
         return frozenset(found)
 
     def _in_runs(self, text: str) -> frozenset[str]:
         found: set[str] = set()
         for run in set(_RUN.findall(text)):
             if len(run) >= MIN_LENGTH:
-                found |= _kept(self._runs, run, _RUN_ENTRIES, self._strings_of_run)
+                held = caches.kept(self._runs, run, _RUN_ENTRIES, self._strings_of_run)
+                found |= held
         return frozenset(found)
 
     def _strings_of_run(self, run: str) -> frozenset[str]:
         get = self.by_prefix.get
         return frozenset(s for j in range(len(run) - MIN_LENGTH + 1) for s in get(run[j:j + MIN_LENGTH], ())
                          if run.startswith(s, j))
-
-
-def _kept(cache: dict[str, frozenset[str]], key: str, limit: int,
-          find: Callable[[str], frozenset[str]]) -> frozenset[str]:
-    """``find(key)``, kept in `cache` (emptied when it reaches `limit` entries)."""
-    held = cache.get(key)
-    if held is None:
-        if len(cache) >= limit:
-            cache.clear()
-        held = cache[key] = find(key)
-    return held
 
 
 __all__ = ["StringFinder"]

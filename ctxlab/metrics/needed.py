@@ -255,12 +255,7 @@ _FACT_ENTRIES = 20_000
 
 def _facts_text(message: Message) -> str:
     """`extract_facts` of a message, joined (a string is regex-found when one fact contains it)."""
-    text = _FACTS.get(message)
-    if text is None:
-        if len(_FACTS) >= _FACT_ENTRIES:
-            _FACTS.clear()
-        text = _FACTS[message] = "\0".join(extract_facts(raw_text(message)))
-    return text
+    return caches.kept(_FACTS, message, _FACT_ENTRIES, lambda m: "\0".join(extract_facts(raw_text(m))))
 
 
 __all__ = ["CONTEXT_CHARS", "Holdings", "Need", "SessionNeeds", "line_text"]

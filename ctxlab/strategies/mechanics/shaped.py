@@ -5,7 +5,7 @@ voice's shape back into canonical headers, so a previous summary merges like a c
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -88,9 +88,8 @@ class Shaped:
 
     def _run(self, messages: Sequence[Message], previous: str | None, counter: TokenCounter, max_tokens: int,
              shape: Shape, *, prefix: bool = False) -> SummaryResult:
-        if isinstance(counter, Hashable):  # ctxlab's counters are; a caller's own counter may not be
-            return _summary(self, tuple(messages), previous, counter, max_tokens, shape, prefix)
-        return _summary.__wrapped__(self, tuple(messages), previous, counter, max_tokens, shape, prefix)
+        return caches.with_counter(_summary, counter, self, tuple(messages), previous, counter, max_tokens, shape,
+                                   prefix)
 
 
 @caches.per_conversation

@@ -14,7 +14,6 @@ the details of the cut middle in the omission marker (`shrink`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from functools import lru_cache
 
 from ctxlab import caches
@@ -79,9 +78,7 @@ def shrink(message: Message, max_tokens: int, counter: TokenCounter, name: str) 
 
 
 def _tokens(message: Message, keep: int, counter: TokenCounter) -> int:
-    if isinstance(counter, Hashable):  # ctxlab's counters are; a caller's own counter may not be
-        return _cut_tokens(message, keep, counter)
-    return int(_cut_tokens.__wrapped__(message, keep, counter))
+    return caches.with_counter(_cut_tokens, counter, message, keep, counter)
 
 
 @caches.per_conversation
