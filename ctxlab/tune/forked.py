@@ -8,14 +8,20 @@ them for good (the one with the fewest calls so far, taking the sessions in the 
 first asked for: every prefix of a stratified order stays balanced). A worker prepares its own
 sessions once and keeps them for every later setting; the main process never prepares them. A
 setting's rows come back as Arrow tables, one part per worker; every reader sorts them by session.
+
+Forking a process that holds threads (DuckDB's, Arrow's) can, rarely, crash a worker. A crashed
+worker's part is replayed again by a worker forked anew (its sessions prepared again), and if that one
+crashes too, by the main process: the rows are the same either way, and a warning names the crash.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import sys
+import warnings
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import pyarrow as pa
 
@@ -61,11 +67,13 @@ class Forked:
 
     def __init__(self, sessions: Sessions, workers: int) -> None:
         self.sessions = sessions
-        context = multiprocessing.get_context("fork")
-        self.pools = [ProcessPoolExecutor(1, mp_context=context, initializer=_adopt, initargs=(sessions,))
-                      for _ in range(workers)]
+        self.pools = [self._pool() for _ in range(workers)]
         self.owner: dict[int, int] = {}
         self.calls = [0] * workers
+
+    def _pool(self) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context("fork")
+        return ProcessPoolExecutor(1, mp_context=context, initializer=_adopt, initargs=(self.sessions,))
 
     def _owners(self, indices: Sequence[int]) -> list[list[int]]:
         for i in indices:
@@ -77,12 +85,31 @@ class Forked:
 
     def replay(self, spec: WorkSpec, indices: Sequence[int]) -> dict[str, pa.Table]:
         """The rows of `spec` over `indices`, each session replayed by the worker that owns it."""
-        futures: list[Future[dict[str, pa.Table]]] = [
-            pool.submit(_replay_owned, spec, part) for pool, part in zip(self.pools, self._owners(indices), strict=True)
-            if part]
-        parts = [f.result() for f in futures]
+        futures: list[tuple[int, list[int], Future[dict[str, pa.Table]]]] = [
+            (k, part, self.pools[k].submit(_replay_owned, spec, part))
+            for k, part in enumerate(self._owners(indices)) if part]
+        parts = [self._result(k, spec, part, future) for k, part, future in futures]
         names = dict.fromkeys(name for part in parts for name in part)
         return {name: pa.concat_tables([part[name] for part in parts if name in part]) for name in names}
+
+    def _result(self, k: int, spec: WorkSpec, part: list[int],
+                future: Future[dict[str, pa.Table]]) -> dict[str, pa.Table]:
+        """Worker `k`'s rows of `part`; if it crashed, a new worker's, or else the main process's."""
+        try:
+            return future.result()
+        except BrokenProcessPool as crash:
+            warnings.warn(f"a tune worker crashed ({crash}); replaying its {len(part)} sessions in a new one",
+                          RuntimeWarning, stacklevel=3)
+            self.pools[k].shutdown(wait=True, cancel_futures=True)
+            self.pools[k] = self._pool()
+        try:
+            return self.pools[k].submit(_replay_owned, spec, part).result()
+        except BrokenProcessPool as crash:
+            warnings.warn(f"a tune worker crashed again ({crash}); replaying its {len(part)} sessions here",
+                          RuntimeWarning, stacklevel=3)
+            self.pools[k].shutdown(wait=True, cancel_futures=True)
+            self.pools[k] = self._pool()
+            return replay_sessions(self.sessions, spec, part)
 
     def close(self) -> None:
         """Stop the workers (what they kept goes with them)."""

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from pathlib import Path
+
 import pandas as pd
+import pyarrow as pa
 import pytest
 
+import ctxlab.tune.forked as forked_module
 from ctxlab.tune import Sessions
 from ctxlab.tune.evaluate import Evaluator
+from ctxlab.tune.forked import replay_sessions
 from ctxlab.tune.halving import stratified_order
 from ctxlab.tune.run import tune
 
@@ -44,3 +51,43 @@ def test_tune_with_workers_picks_what_one_process_picks(sessions: Sessions) -> N
     assert keys(one) == keys(two)
     assert one.result.pick == two.result.pick
     assert two.evaluator._forked is None  # stopped when the search ended
+
+
+def _crashing(crash_when: Callable[[], bool]) -> Callable[..., dict[str, pa.Table]]:
+    """`replay_sessions` as a forked worker runs it, but the worker dies first when `crash_when()`."""
+    main = os.getpid()
+
+    def replay(*args: object) -> dict[str, pa.Table]:
+        if os.getpid() != main and crash_when():
+            os._exit(1)  # as a segfault leaves the pool: no result, no exception sent back
+        return replay_sessions(*args)  # type: ignore[arg-type]
+
+    return replay
+
+
+@pytest.mark.parametrize("crashes", ["once", "always"])
+def test_a_crashed_worker_costs_time_not_rows(sessions: Sessions, crashes: str, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "crashed"
+
+    def crash_when() -> bool:
+        if crashes == "always":
+            return True
+        first = not marker.exists()
+        marker.touch()
+        return first
+
+    alone = Evaluator(sessions, window=8_000)
+    forked = Evaluator(Sessions.load(["sample:agent_sessions"], limit=12), window=8_000, workers=2)
+    alone.order = forked.order = stratified_order(sessions)
+    monkeypatch.setattr(forked_module, "replay_sessions", _crashing(crash_when))
+    try:
+        with pytest.warns(RuntimeWarning, match="tune worker crashed") as caught:
+            two = forked.evaluate("pi")
+        one = alone.evaluate("pi")
+        assert one.samples == two.samples
+        pd.testing.assert_series_equal(pd.Series(one.row), pd.Series(two.row))
+        replayed_here = [w for w in caught if "crashed again" in str(w.message)]
+        assert bool(replayed_here) == (crashes == "always")
+    finally:
+        forked.close()
