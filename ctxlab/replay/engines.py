@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import queue
 import sys
 import threading
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
 from ctxlab.errors import CtxlabError
@@ -41,10 +43,6 @@ class InlineEngine:
         pass
 
 
-class _Failed(tuple):
-    """A worker's own exception (not a strategy's: those are rows), wrapped to tell it apart."""
-
-
 class LocalEngine:
     """A pool of `workers` processes.
 
@@ -52,48 +50,79 @@ class LocalEngine:
     counters and strategies the main process prepared instead of each loading the tiktoken
     encodings again (about 2 s of CPU per encoding and process). Otherwise they are spawned and
     prepare their own.
+
+    A worker that dies (killed for memory, or a crash in native code) breaks the pool: its chunks
+    and the others in flight run again in a new pool, once; a chunk that kills a worker twice stops
+    the run with an error that names it (a chunk is deterministic, so the retry gives the same rows).
     """
 
     def __init__(self, workers: int):
-        self.window = 2 * workers + 1
+        self.workers, self.window = workers, 2 * workers + 1
         fork = sys.platform == "linux" and threading.active_count() == 1
-        self.pool = multiprocessing.get_context("fork" if fork else "spawn").Pool(workers, initializer=init_worker)
+        self.context = multiprocessing.get_context("fork" if fork else "spawn")
+        self.pool = self._pool()
+
+    def _pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(self.workers, mp_context=self.context, initializer=init_worker)
 
     def map(self, spec: WorkSpec, chunks: Iterable[Chunk]) -> Iterator[ChunkResult]:
-        done: queue.Queue[Any] = queue.Queue()
-        source, pending, exhausted = iter(chunks), 0, False
+        source = iter(chunks)
+        pending: dict[Future[ChunkResult], Chunk] = {}
+        retried: set[int] = set()  # id() of the chunks already run again after a crash
         while True:
-            while not exhausted and pending < self.window:
-                chunk = next(source, None)
-                if chunk is None:
-                    exhausted = True
-                    break
-                self.pool.apply_async(replay_chunk, (spec, *chunk), callback=done.put,
-                                      error_callback=lambda exc: done.put(_Failed((exc,))))
-                pending += 1
-            if pending == 0:
+            while len(pending) < self.window and (chunk := next(source, None)) is not None:
+                pending[self.pool.submit(replay_chunk, spec, *chunk)] = chunk
+            if not pending:
                 return
-            out = _get(done)
-            pending -= 1
-            if isinstance(out, _Failed):
-                raise CtxlabError(f"a replay worker failed: {type(out[0]).__name__}: {out[0]}") from out[0]
-            yield out
+            # A timed wait keeps the main thread responsive to Ctrl-C on every platform.
+            done, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            broken = False
+            for future in done:
+                chunk = pending.pop(future)
+                try:
+                    result = future.result()
+                except BrokenProcessPool:
+                    if id(chunk) in retried:
+                        raise CtxlabError(f"a replay worker died twice on {_describe(chunk)} (out of memory? "
+                                          "see the system log, e.g. `dmesg`); try fewer --workers") from None
+                    retried.add(id(chunk))
+                    pending[Future()] = chunk  # run again below, with the others in flight
+                    broken = True
+                except Exception as exc:  # the worker's own exception (a strategy's is a row)
+                    raise CtxlabError(f"a replay worker failed: {type(exc).__name__}: {exc}") from exc
+                else:
+                    retried.discard(id(chunk))  # its id may be reused by a later chunk
+                    yield result
+            if broken:
+                pending = self._restart(spec, pending, retried)
+
+    def _restart(self, spec: WorkSpec, pending: dict[Future[ChunkResult], Chunk],
+                 retried: set[int]) -> dict[Future[ChunkResult], Chunk]:
+        """A new pool after a worker died; every chunk in flight is submitted to it again."""
+        warnings.warn("a replay worker died; its chunks run again in a new pool", RuntimeWarning, stacklevel=3)
+        self.close(terminate=True)
+        self.pool = self._pool()
+        retried.update(id(chunk) for chunk in pending.values())
+        return {self.pool.submit(replay_chunk, spec, *chunk): chunk for chunk in pending.values()}
 
     def close(self, terminate: bool = False) -> None:
         if terminate:
-            self.pool.terminate()
+            # ProcessPoolExecutor cannot stop a running task; its processes (a private map, stable
+            # since Python 3.8; Python 3.14 adds terminate_workers) are stopped directly.
+            processes = list((getattr(self.pool, "_processes", None) or {}).values())
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                process.join()
         else:
-            self.pool.close()
-        self.pool.join()
+            self.pool.shutdown(wait=True)
 
 
-def _get(done: queue.Queue[Any]) -> Any:
-    # A timed wait keeps the main thread responsive to Ctrl-C on every platform.
-    while True:
-        try:
-            return done.get(timeout=_POLL_S)
-        except queue.Empty:
-            continue
+def _describe(chunk: Chunk) -> str:
+    dataset, items = chunk
+    seqs = [seq for seq, _ in items]
+    return f"{dataset} conversations {min(seqs)}-{max(seqs)}" if seqs else f"an empty chunk of {dataset}"
 
 
 class RayEngine:
