@@ -29,13 +29,16 @@ tokenizers, other tiktoken patterns) count whole texts.
 
 Chunks are content-defined (whether a safe cut is taken depends only on the characters just
 before it, as in rsync or restic), so the same run of lines is cut the same way wherever it
-appears in a new text.
+appears in a new text. A strategy that built a text from parts it knows recur (gssc's rendered
+messages and sections) can say so with `parts_of`: that text is then cut into those parts, so the
+counters and the grader look up parts seen before instead of cutting it anew.
 """
 
 from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -64,11 +67,42 @@ def additive(encoding: Any) -> bool:
     return getattr(encoding, "_pat_str", None) in ADDITIVE_PATTERNS
 
 
+# Texts a strategy built from known parts (`parts_of`); read right after, by the reference counter
+# and the grader of the call that sends the text, so a few are enough.
+_PARTS_ENTRIES = 64
+_PARTS: dict[str, tuple[str, ...]] = caches.per_conversation({})
+
+
+def parts_of(text: str, parts: Sequence[str]) -> None:
+    """Cut `text` into `parts` from now on (`line_chunks`), instead of at content-defined cuts.
+
+    Raises:
+        ValueError: the parts do not make up `text`, or one starts where no safe cut is.
+    """
+    if "".join(parts) != text:
+        raise ValueError("the parts do not make up the text")
+    end = 0
+    for part in parts[:-1]:
+        end += len(part)
+        if not SAFE_CUT.match(text, end - 1):
+            raise ValueError(f"no safe cut before character {end} of the text")
+    if len(parts) > 1:
+        if len(_PARTS) >= _PARTS_ENTRIES:
+            del _PARTS[next(iter(_PARTS))]
+        _PARTS[text] = tuple(parts)
+
+
+def line_chunks(text: str) -> tuple[str, ...]:
+    """`text` cut into the parts `parts_of` gave for it, else at content-defined safe cuts (one
+    piece when it has none)."""
+    known = _PARTS.get(text)
+    return known if known is not None else _content_chunks(text)
+
+
 @caches.per_conversation
 # A new text is cut once to be counted and once more to be graded (`ctxlab.metrics.held`).
 @lru_cache(maxsize=64)
-def line_chunks(text: str) -> tuple[str, ...]:
-    """`text` cut at content-defined safe cuts (one piece when it has none)."""
+def _content_chunks(text: str) -> tuple[str, ...]:
     chunks, start = [], 0
     match = SAFE_CUT.search(text, _MIN_CHUNK)
     while match is not None:

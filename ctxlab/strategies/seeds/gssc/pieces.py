@@ -25,6 +25,7 @@ from ctxlab import caches
 from ctxlab.messages import Message
 from ctxlab.strategies.seeds.gssc.packets import words
 from ctxlab.tokens import TokenCounter
+from ctxlab.tokens.chunks import SPLIT_CHARS, parts_of
 from ctxlab.tokens.exact import TiktokenCounter
 
 Count = Callable[[str], int]
@@ -44,6 +45,18 @@ def pieces(text: str) -> list[str]:
     if len(parts) == 1:
         return parts
     return [parts[0] + "\n", *["[" + p + "\n" for p in parts[1:-1]], "[" + parts[-1]]
+
+
+def share(text: str) -> None:
+    """Have every tiktoken counter and the grader cut `text` into its pieces (`chunks.parts_of`).
+
+    The reference counter counts each prompt gssc sends; cut at content-defined cuts, which the
+    renderings' "[role] " heads and the cut sections shift, its chunks missed the cache for 400k
+    characters per knob change, and cutting it was as long again. Its pieces recur across calls
+    and settings.
+    """
+    if len(text) >= SPLIT_CHARS and CUT in text:
+        parts_of(text, pieces(text))
 
 
 def additive(counter: TokenCounter) -> TypeGuard[TiktokenCounter]:
