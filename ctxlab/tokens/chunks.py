@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -73,19 +72,24 @@ _PARTS_ENTRIES = 64
 _PARTS: dict[str, tuple[str, ...]] = caches.per_conversation({})
 
 
-def parts_of(text: str, parts: Sequence[str]) -> None:
-    """Cut `text` into `parts` from now on (`line_chunks`), instead of at content-defined cuts.
+def cut_before(text: str, mark: str) -> list[str]:
+    """`text` cut before every line that opens with `mark` (each part but the last ends in "\\n")."""
+    parts = text.split("\n" + mark)
+    if len(parts) == 1:
+        return parts
+    return [parts[0] + "\n", *[mark + p + "\n" for p in parts[1:-1]], mark + parts[-1]]
+
+
+def parts_of(text: str, mark: str) -> None:
+    """Cut `text` before every line that opens with `mark` from now on (`line_chunks`), instead of
+    at content-defined cuts.
 
     Raises:
-        ValueError: the parts do not make up `text`, or one starts where no safe cut is.
+        ValueError: a line that opens with `mark` is not always a safe cut.
     """
-    if "".join(parts) != text:
-        raise ValueError("the parts do not make up the text")
-    end = 0
-    for part in parts[:-1]:
-        end += len(part)
-        if not SAFE_CUT.match(text, end - 1):
-            raise ValueError(f"no safe cut before character {end} of the text")
+    if not SAFE_CUT.match("\n" + mark):
+        raise ValueError(f"a line opening with {mark!r} is not a safe cut")
+    parts = cut_before(text, mark)
     if len(parts) > 1:
         if len(_PARTS) >= _PARTS_ENTRIES:
             del _PARTS[next(iter(_PARTS))]
@@ -93,7 +97,7 @@ def parts_of(text: str, parts: Sequence[str]) -> None:
 
 
 def line_chunks(text: str) -> tuple[str, ...]:
-    """`text` cut into the parts `parts_of` gave for it, else at content-defined safe cuts (one
+    """`text` cut where `parts_of` said, else at content-defined safe cuts (one
     piece when it has none)."""
     known = _PARTS.get(text)
     return known if known is not None else _content_chunks(text)

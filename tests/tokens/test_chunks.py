@@ -131,27 +131,21 @@ def test_inspect_counts_the_bundled_texts_and_their_clipped_heads_as_inspect_doe
     assert len(texts) > 200 and mismatched == []
 
 
-parts = st.lists(lines, min_size=2, max_size=8).map(lambda xs: [x + "\n" for x in xs[:-1]] + [xs[-1]])
-
-
 @pytest.mark.parametrize("name", ADDITIVE)
 @settings(max_examples=100, deadline=None)
-@given(pieces=parts)
-def test_a_text_cut_into_the_parts_it_was_built_from_is_counted_exactly(name, pieces):
-    # "[" opens every part after the first, as in gssc's prompts: a safe cut before each.
-    pieces = [pieces[0], *("[" + p for p in pieces[1:])]
-    pieces[-1] += "\n" + "x " * chunks.SPLIT_CHARS  # long enough to be cut
-    text = "".join(pieces)
-    chunks.parts_of(text, pieces)
-    assert chunks.line_chunks(text) == tuple(pieces)
+@given(parts=st.lists(lines, min_size=2, max_size=8), mark=st.sampled_from(["[", "  x", "\t{"]))
+def test_a_text_cut_before_the_lines_a_mark_opens_is_counted_exactly(name, parts, mark):
+    text = ("\n" + mark).join(parts) + "\n" + "x " * chunks.SPLIT_CHARS  # long enough to be cut
+    chunks.parts_of(text, mark)
+    assert chunks.line_chunks(text) == tuple(chunks.cut_before(text, mark))
+    assert "".join(chunks.line_chunks(text)) == text and len(chunks.line_chunks(text)) >= len(parts)
     assert TiktokenCounter(name).count(text) == whole(name, text)
 
 
-def test_parts_must_make_up_the_text_and_start_at_safe_cuts():
-    with pytest.raises(ValueError, match="make up"):
-        chunks.parts_of("a\nb", ["a\n", "c"])
-    with pytest.raises(ValueError, match="safe cut before character 5"):
-        chunks.parts_of("a\n b\n/c", ["a\n", " b\n", "/c"])  # an indent is one, "/" is not
+def test_a_mark_must_open_a_safe_cut():
+    for mark in ("/", " ", "\n", "", " \n"):
+        with pytest.raises(ValueError, match="not a safe cut"):
+            chunks.parts_of("a\n" + mark + "b", mark)
     text = "[x] " + "y" * chunks.SPLIT_CHARS
-    chunks.parts_of(text, [text])  # one part: nothing to remember
+    chunks.parts_of(text, "[")  # no line opens with it: the text keeps its content-defined chunks
     assert chunks.line_chunks(text) == chunks._content_chunks(text)
