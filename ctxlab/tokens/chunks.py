@@ -29,7 +29,9 @@ tokenizers, other tiktoken patterns) count whole texts.
 
 Chunks are content-defined (whether a safe cut is taken depends only on the characters just
 before it, as in rsync or restic), so the same run of lines is cut the same way wherever it
-appears in a new text.
+appears in a new text. A strategy that built a text from parts it knows recur (gssc's rendered
+messages and sections) can say so with `parts_of`: that text is then cut into those parts, so the
+counters and the grader look up parts seen before instead of cutting it anew.
 """
 
 from __future__ import annotations
@@ -64,11 +66,47 @@ def additive(encoding: Any) -> bool:
     return getattr(encoding, "_pat_str", None) in ADDITIVE_PATTERNS
 
 
+# Texts a strategy built from known parts (`parts_of`); read right after, by the reference counter
+# and the grader of the call that sends the text, so a few are enough.
+_PARTS_ENTRIES = 64
+_PARTS: dict[str, tuple[str, ...]] = caches.per_conversation({})
+
+
+def cut_before(text: str, mark: str) -> list[str]:
+    """`text` cut before every line that opens with `mark` (each part but the last ends in "\\n")."""
+    parts = text.split("\n" + mark)
+    if len(parts) == 1:
+        return parts
+    return [parts[0] + "\n", *[mark + p + "\n" for p in parts[1:-1]], mark + parts[-1]]
+
+
+def parts_of(text: str, mark: str) -> None:
+    """Cut `text` before every line that opens with `mark` from now on (`line_chunks`), instead of
+    at content-defined cuts.
+
+    Raises:
+        ValueError: a line that opens with `mark` is not always a safe cut.
+    """
+    if not SAFE_CUT.match("\n" + mark):
+        raise ValueError(f"a line opening with {mark!r} is not a safe cut")
+    parts = cut_before(text, mark)
+    if len(parts) > 1:
+        if len(_PARTS) >= _PARTS_ENTRIES:
+            del _PARTS[next(iter(_PARTS))]
+        _PARTS[text] = tuple(parts)
+
+
+def line_chunks(text: str) -> tuple[str, ...]:
+    """`text` cut where `parts_of` said, else at content-defined safe cuts (one
+    piece when it has none)."""
+    known = _PARTS.get(text)
+    return known if known is not None else _content_chunks(text)
+
+
 @caches.per_conversation
 # A new text is cut once to be counted and once more to be graded (`ctxlab.metrics.held`).
 @lru_cache(maxsize=64)
-def line_chunks(text: str) -> tuple[str, ...]:
-    """`text` cut at content-defined safe cuts (one piece when it has none)."""
+def _content_chunks(text: str) -> tuple[str, ...]:
     chunks, start = [], 0
     match = SAFE_CUT.search(text, _MIN_CHUNK)
     while match is not None:

@@ -10,7 +10,7 @@ from ctxlab import load_conversations
 from ctxlab.strategies import get_strategy
 from ctxlab.strategies.seeds.gssc import pieces
 from ctxlab.strategies.seeds.gssc.packets import words
-from ctxlab.tokens import get_counter
+from ctxlab.tokens import chunks, get_counter
 from ctxlab.tokens.exact import TiktokenCounter, load_tiktoken
 from tests.builders import SPLIT_PATTERN_EDGES
 
@@ -74,3 +74,16 @@ def test_the_prompt_count_gssc_hands_its_counter_is_the_counters_own(name):
             assert counter._message_cache[prompt] == fresh.count_message(prompt)
             assert result.tokens_after == fresh.count_messages(result.messages)
     assert remembered >= 6
+
+
+def test_the_reference_counts_gssc_prompts_by_their_pieces_and_exactly():
+    sessions = list(load_conversations("sample:agent_sessions"))[:12]
+    shared = 0
+    for session in sessions:
+        result = get_strategy("gssc").compress(session.messages, 8000, counter="cl100k_base")
+        text = result.messages[0].text
+        if result.messages[0].mark == "marker" and len(text) >= chunks.SPLIT_CHARS:
+            shared += 1
+            assert chunks.line_chunks(text) == tuple(pieces.pieces(text))
+            assert TiktokenCounter("o200k_base").count(text) == len(load_tiktoken("o200k_base").encode_ordinary(text))
+    assert shared >= 6

@@ -1,4 +1,5 @@
-"""`trail.shrink` counts each kept length of an output once: its cut equals the plain binary search."""
+"""`trail.shrink` counts each kept length of an output, and each kept length of its cleared note,
+once: its cut equals the plain binary search."""
 
 from __future__ import annotations
 
@@ -33,7 +34,29 @@ def plain_shrink(message: Message, max_tokens: int, counter: TokenCounter, name:
             best, lo = candidate, keep + 1
         else:
             hi = keep - 1
-    return best if best is not None else trail._clipped_note(message, max_tokens, counter, name)
+    return best if best is not None else plain_clipped_note(message, max_tokens, counter, name)
+
+
+def plain_clipped_note(message: Message, max_tokens: int, counter: TokenCounter, name: str) -> Message:
+    """The note's search as written before the cache."""
+    full = trail.note(name, message.text)
+    bare = trail.CLEARED.format(name=name, chars=len(message.text), trail="")
+    lo, hi, best = len(bare), len(full), message.with_text(bare)
+    while lo <= hi:
+        keep = (lo + hi) // 2
+        candidate = message.with_text(full[:keep].rstrip("; ") + " …]")
+        if counter.count_message(candidate) <= max_tokens:
+            best, lo = candidate, keep + 1
+        else:
+            hi = keep - 1
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(pick=st.integers(0, 39), tokens=st.integers(1, 400), counter=st.sampled_from(["o200k_base", "chars4"]))
+def test_a_clipped_note_equals_the_plain_search(pick, tokens, counter):
+    message, count = outputs()[pick % len(outputs())], get_counter(counter)
+    assert trail._clipped_note(message, tokens, count, "read") == plain_clipped_note(message, tokens, count, "read")
 
 
 @settings(max_examples=60, deadline=None)

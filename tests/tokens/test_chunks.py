@@ -129,3 +129,23 @@ def test_inspect_counts_the_bundled_texts_and_their_clipped_heads_as_inspect_doe
     heads = {t[: len(t) * k // 7] for t in texts for k in (2, 3, 5)}
     mismatched = [t[:60] for t in sorted(texts | heads) if inspect.count(t) != inspect_whole(t)]
     assert len(texts) > 200 and mismatched == []
+
+
+@pytest.mark.parametrize("name", ADDITIVE)
+@settings(max_examples=100, deadline=None)
+@given(parts=st.lists(lines, min_size=2, max_size=8), mark=st.sampled_from(["[", "  x", "\t{"]))
+def test_a_text_cut_before_the_lines_a_mark_opens_is_counted_exactly(name, parts, mark):
+    text = ("\n" + mark).join(parts) + "\n" + "x " * chunks.SPLIT_CHARS  # long enough to be cut
+    chunks.parts_of(text, mark)
+    assert chunks.line_chunks(text) == tuple(chunks.cut_before(text, mark))
+    assert "".join(chunks.line_chunks(text)) == text and len(chunks.line_chunks(text)) >= len(parts)
+    assert TiktokenCounter(name).count(text) == whole(name, text)
+
+
+def test_a_mark_must_open_a_safe_cut():
+    for mark in ("/", " ", "\n", "", " \n"):
+        with pytest.raises(ValueError, match="not a safe cut"):
+            chunks.parts_of("a\n" + mark + "b", mark)
+    text = "[x] " + "y" * chunks.SPLIT_CHARS
+    chunks.parts_of(text, "[")  # no line opens with it: the text keeps its content-defined chunks
+    assert chunks.line_chunks(text) == chunks._content_chunks(text)

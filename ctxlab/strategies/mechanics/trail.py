@@ -103,14 +103,24 @@ def _cut(text: str, keep: int) -> str:
 def _clipped_note(message: Message, max_tokens: int, counter: TokenCounter, name: str) -> Message:
     """The cleared note with its details list cut from the end until the message fits (at worst
     the bare note: a window too small for it does not fit, and `fits` says so)."""
-    full = note(name, message.text)
     bare = CLEARED.format(name=name, chars=len(message.text), trail="")
-    lo, hi, best = len(bare), len(full), message.with_text(bare)
+    lo, hi, best = len(bare), len(note(name, message.text)), -1
     while lo <= hi:
         keep = (lo + hi) // 2
-        candidate = message.with_text(full[:keep].rstrip("; ") + " …]")
-        if counter.count_message(candidate) <= max_tokens:
-            best, lo = candidate, keep + 1
+        if caches.with_counter(_note_tokens, counter, message, name, keep, counter) <= max_tokens:
+            best, lo = keep, keep + 1
         else:
             hi = keep - 1
-    return best
+    return message.with_text(bare if best < 0 else _clip(note(name, message.text), best))
+
+
+@caches.per_conversation
+# As `_cut_tokens`: the searches for other budgets and settings try the same lengths first.
+@lru_cache(maxsize=16384)
+def _note_tokens(message: Message, name: str, keep: int, counter: TokenCounter) -> int:
+    """The tokens of `message` holding its cleared note cut to `keep` characters (`_clip`)."""
+    return counter.count_message(message.with_text(_clip(note(name, message.text), keep)))
+
+
+def _clip(full: str, keep: int) -> str:
+    return full[:keep].rstrip("; ") + " …]"

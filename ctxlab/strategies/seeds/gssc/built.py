@@ -46,8 +46,10 @@ def account(messages: Sequence[Message], built: Built, q: int | None) -> Account
     dropped: list[str] = []
     sources: list[str] = []
     for i, m in enumerate(messages):
-        snippet = (m.text if i < prefix or i == q else render(m)).strip()
-        whole = (m.id in candidates or i < prefix) and snippet in text
+        listed = m.id in candidates or i < prefix
+        # Only a listed message can be in the text: the others are not rendered and searched for.
+        snippet = (m.text if i < prefix or i == q else render(m)).strip() if listed else ""
+        whole = listed and snippet in text
         partial = not whole and m.id in candidates and snippet.split("\n", 1)[0] in text
         (kept if whole or i == q else truncated if partial else dropped).append(m.id)
         if whole or partial:

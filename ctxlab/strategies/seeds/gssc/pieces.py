@@ -25,11 +25,12 @@ from ctxlab import caches
 from ctxlab.messages import Message
 from ctxlab.strategies.seeds.gssc.packets import words
 from ctxlab.tokens import TokenCounter
+from ctxlab.tokens.chunks import SPLIT_CHARS, cut_before, parts_of
 from ctxlab.tokens.exact import TiktokenCounter
 
 Count = Callable[[str], int]
 
-CUT = "\n["  # a line that opens with "[": a rendered message, a section header, a source label
+MARK = "["  # opens the lines gssc cuts before: a rendered message, a section header, a source label
 # Shorter texts are counted whole: one cached lookup beats cutting them up.
 MIN_CUT_CHARS = 1024
 # Whole-text totals remembered, and the longest text remembered (keys are the texts themselves;
@@ -40,10 +41,19 @@ TOTAL_CHARS = 262_144
 
 def pieces(text: str) -> list[str]:
     """`text` cut before every "[" that opens a line (each piece but the last ends in "\\n")."""
-    parts = text.split(CUT)
-    if len(parts) == 1:
-        return parts
-    return [parts[0] + "\n", *["[" + p + "\n" for p in parts[1:-1]], "[" + parts[-1]]
+    return cut_before(text, MARK)
+
+
+def share(text: str) -> None:
+    """Have every tiktoken counter and the grader cut `text` into its pieces (`chunks.parts_of`).
+
+    The reference counter counts each prompt gssc sends; cut at content-defined cuts, which the
+    renderings' "[role] " heads and the cut sections shift, its chunks missed the cache for 400k
+    characters per knob change, and cutting it was as long again. Its pieces recur across calls
+    and settings.
+    """
+    if len(text) >= SPLIT_CHARS:
+        parts_of(text, MARK)
 
 
 def additive(counter: TokenCounter) -> TypeGuard[TiktokenCounter]:

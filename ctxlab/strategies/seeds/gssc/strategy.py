@@ -23,7 +23,7 @@ from ctxlab.strategies.registry import register
 from ctxlab.strategies.seeds.gssc.built import Built, account, build_event, instructions_whole, passthrough
 from ctxlab.strategies.seeds.gssc.gather import GATHERERS, Gatherer, gather, gather_input, resolve_gatherers
 from ctxlab.strategies.seeds.gssc.packets import P0_TYPES, GatherInput, Packet
-from ctxlab.strategies.seeds.gssc.pieces import additive, message_counter, text_counter
+from ctxlab.strategies.seeds.gssc.pieces import additive, message_counter, share, text_counter
 from ctxlab.strategies.seeds.gssc.select import Weights, clock_of, passes, score, select
 from ctxlab.strategies.seeds.gssc.structure import STRUCTURERS
 from ctxlab.tokens import TokenCounter, get_counter
@@ -138,6 +138,7 @@ class GSSC(BaseStrategy):
             return passthrough(request, available)
         ids = account(messages, built, q)
         out = [Message("system", built.text, id=RESULT_ID, mark="marker", source_ids=ids.sources)]
+        share(built.text)
         if additive(request.counter):  # fitting counted it exactly, by pieces
             request.counter.remember(out[0], message_counter(request.counter, RESULT_ID)(built.text))
         out += [messages[q]] if q is not None else []
