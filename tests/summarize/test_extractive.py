@@ -9,8 +9,11 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxlab.messages import Message, ToolCall
+from ctxlab import caches
+from ctxlab.datasets.synth import generate_history
+from ctxlab.messages import Conversation, Message, ToolCall
 from ctxlab.summarize import get_summarizer
+from ctxlab.summarize.extractive import Item, extract, fit, gather
 from ctxlab.summarize.sections import (
     COMMANDS,
     CONSTRAINTS,
@@ -25,6 +28,7 @@ from ctxlab.summarize.sections import (
     READ,
     parse_summary,
 )
+from ctxlab.summarize.toolcalls import tool_names
 from ctxlab.tokens import get_counter
 from tests.strategies.conftest import conversations
 
@@ -212,3 +216,45 @@ def test_headers_are_sections() -> None:
     text = EXTRACTIVE.summarize(session(), counter=O200K, max_tokens=2000).text
     assert re.findall(r"^## (.+)$", text, re.M) == [GOAL, CONSTRAINTS, DECISIONS, READ, MODIFIED, COMMANDS,
                                                     ERRORS, PROGRESS, NEXT, CONTEXT, DETAILS]
+
+
+def _plain_gather(messages: list[Message]) -> list[Item]:
+    """`gather` as it was before its items were kept per message and position."""
+    names = tool_names(messages)
+    items = []
+    for pos, message in enumerate(messages):
+        name = names.get(message.tool_call_id or "", message.name or "tool")
+        for k, (section, text, score, tag) in enumerate(extract(message, name)):
+            items.append(Item(section, text, score, pos + k / 1000, tag))
+    leads = [i for i, it in enumerate(items) if it.tag == "lead"]
+    keep = set(leads[-2:])
+    return [it for i, it in enumerate(items) if it.tag != "lead" or i in keep]
+
+
+def test_gather_of_nested_prefixes_equals_the_plain_computation() -> None:
+    caches.forget()
+    conv = Conversation.from_record(next(generate_history(1, 120, seed=7)))
+    messages = list(conv.messages)
+    assert sum(tag == "lead" for m in messages for *_, tag in extract(m)) > 2  # the status-line rule is exercised
+    for end in (len(messages), 5, 40, len(messages) // 2, len(messages)):
+        assert gather(messages[:end]) == _plain_gather(messages[:end])
+    assert gather(messages[3:50]) == _plain_gather(messages[3:50])  # other positions, other items
+
+
+@given(conversations(max_turns=4, max_steps=3), st.integers(0, 30))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_gather_and_fit_with_warm_caches_equal_cold_ones(messages: tuple[Message, ...], end: int) -> None:
+    counter = get_counter("o200k_base")
+    caches.forget()
+    cold = gather(messages[:end]), fit(gather(messages), counter, 120)
+    warm = gather(messages[:end]), fit(gather(messages), counter, 120)
+    assert cold == warm == (_plain_gather(list(messages[:end])), fit(_plain_gather(list(messages)), _Opaque(), 120))
+
+
+class _Opaque:
+    """o200k_base behind a counter that cannot be hashed (`fit` then keeps no costs)."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def count(self, text: str) -> int:
+        return get_counter("o200k_base").count(text)
