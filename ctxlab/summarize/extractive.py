@@ -196,6 +196,8 @@ def fit(items: list[Item], counter: TokenCounter, max_tokens: int) -> str:
     said = ""  # the chosen lines' text: a detail one of them already holds is not repeated
     used = 0
     details, lines = _costs(counter)
+    # A section's heading is paid with its first item: counted once per section, not per item tried.
+    headings = {section: counter.count(f"## {section}") + 2 for section in {it.section for it in items}}
     for i in order:
         item = items[i]
         if item.section == DETAILS:
@@ -209,7 +211,7 @@ def fit(items: list[Item], counter: TokenCounter, max_tokens: int) -> str:
             if cost is None:
                 cost = lines[item.text] = counter.count(f"- {item.text}") + 1
         if item.section not in opened:
-            cost += counter.count(f"## {item.section}") + 2
+            cost += headings[item.section]
         if used + cost <= max_tokens:
             chosen.append(i)
             opened.add(item.section)
@@ -348,19 +350,17 @@ def _dedupe(items: list[Item]) -> list[Item]:
     that was modified is not listed again as read."""
     modified = {it.text for it in items if it.section == MODIFIED}
     best: dict[str, Item] = {}
-    keys = _KEYS
-    if len(keys) >= _EXTRACT_ENTRIES * 4:
-        keys.clear()
+    if len(_KEYS) >= _EXTRACT_ENTRIES * 4:
+        _KEYS.clear()
+    known, weight, first = _KEYS.get, _WEIGHTS.get, best.setdefault  # bound once: run per item
     for it in items:
         if it.section == READ and it.text in modified:
             continue
-        key = keys.get(it.text)
+        key = known(it.text)
         if key is None:
-            key = keys[it.text] = " ".join(it.text.lower().split())
-        old = best.get(key)
-        if old is None:
-            best[key] = it
-        elif _WEIGHTS.get(it.section, 0) + it.score > _WEIGHTS.get(old.section, 0) + old.score:
+            key = _KEYS[it.text] = " ".join(it.text.lower().split())
+        old = first(key, it)
+        if old is not it and weight(it.section, 0) + it.score > weight(old.section, 0) + old.score:
             best[key] = it._replace(seq=min(it.seq, old.seq))
     return list(best.values())
 

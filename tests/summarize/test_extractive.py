@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ctxlab import caches
 from ctxlab.datasets.synth import generate_history
 from ctxlab.messages import Conversation, Message, ToolCall
-from ctxlab.summarize import get_summarizer
+from ctxlab.summarize import extractive, get_summarizer
 from ctxlab.summarize.extractive import Item, extract, fit, gather
 from ctxlab.summarize.sections import (
     COMMANDS,
@@ -258,3 +258,31 @@ class _Opaque:
 
     def count(self, text: str) -> int:
         return get_counter("o200k_base").count(text)
+
+
+def _plain_dedupe(items: list[Item]) -> list[Item]:
+    """`_dedupe` as first written (a dict lookup per weight, the key made per item)."""
+    weights = extractive._WEIGHTS
+    modified = {it.text for it in items if it.section == MODIFIED}
+    best: dict[str, Item] = {}
+    for it in items:
+        if it.section == READ and it.text in modified:
+            continue
+        key = " ".join(it.text.lower().split())
+        old = best.get(key)
+        if old is None:
+            best[key] = it
+        elif weights.get(it.section, 0) + it.score > weights.get(old.section, 0) + old.score:
+            best[key] = it._replace(seq=min(it.seq, old.seq))
+    return list(best.values())
+
+
+_ITEMS = st.lists(st.builds(Item, st.sampled_from([READ, MODIFIED, DETAILS, GOAL, ERRORS, "other"]),
+                            st.sampled_from(["a.py", "A.py", "a.py ", "b  c", "b c", "x", ""]),
+                            st.sampled_from([0.0, 0.5, 1.0, -3.0]), st.floats(-2, 50, allow_nan=False)), max_size=40)
+
+
+@given(_ITEMS)
+@settings(max_examples=300, deadline=None)
+def test_dedupe_equals_its_plain_form(items: list[Item]) -> None:
+    assert extractive._dedupe(items) == _plain_dedupe(items)
