@@ -32,12 +32,16 @@ def test_a_figure_names_its_ratios_and_its_goal() -> None:
 
 def test_run_history_prints_each_part_against_tokenizing_once(tmp_path: Path) -> None:
     path = history_file(tmp_path, sessions=4, calls=80)
-    lines = list(run_history(tmp_path, workers=0, window=16_000, path=str(path), parts=("final", "live"),
+    lines = list(run_history(tmp_path, workers=0, window=16_000, path=str(path), parts=("final", "live", "tune"),
                              echo=lambda _: None))
     assert lines[0].startswith("baseline: tokenize the history's distinct messages once")
     assert any(x.startswith("final: ctxlab replay --mode final") for x in lines)
     assert any(x.startswith("live: a knob change of pi at 16,000 (median), from a sample of ") for x in lines)
     assert any(x.startswith("live refine: that setting extended in the background") for x in lines)
+    # four sessions: no halving, so the first pick is the whole search's, said so, and then the whole search
+    first, whole = [x for x in lines if x.startswith("tune: pi's knobs at 16,000")]
+    assert "first pick (no other contender left: the whole search)" in first and "misses the goal" not in whole
+    assert "the whole search" in whole and "4 sessions" in whole and "pick {" in whole
     for text in lines:
         assert FIGURE.search(text), text
     with pytest.raises(CtxlabError, match="unknown bench part"):

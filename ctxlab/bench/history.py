@@ -25,12 +25,13 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ctxlab.bench import PeakRSS, baseline, cpu_seconds, deterministic_strategies, distinct_messages
+from ctxlab.bench import PeakRSS, baseline, cpu_seconds, deterministic_strategies, distinct_messages, tree_cpu_seconds
 from ctxlab.errors import CtxlabError
 from ctxlab.replay.config import DEFAULT_WINDOWS, recommend_config
 
 if TYPE_CHECKING:
     from ctxlab.tune.live import LiveTuner
+    from ctxlab.tune.tuner import SearchResult
 
 SESSIONS, CALLS = 500, 100_000
 WINDOW = 64_000  # the real-logs workload's window (docs/performance.md)
@@ -117,9 +118,10 @@ def run_history(out_dir: str | Path = "bench", *, workers: int = 2, window: int 
             figure = measured(f"recommend: every deterministic policy at {window:,} per turn, {workers} workers "
                               f"({engine})", lambda: _recommend(path, out, window, workers, engine))
         elif part == "tune":
-            figure = measured(f"tune: {TUNE_PRESET}'s knobs at {window:,}, first pick re-checked on every session, "
-                              f"{workers} forked workers",
-                              lambda: _tune(path, window, workers))
+            first, whole = _tune(path, window, workers)
+            yield f"{line(first, base, GOALS[part])} ({load_line()})"
+            yield f"{line(whole, base)} ({load_line()})"
+            continue
         elif part == "live":
             figure, refined = _live(path, window)
             yield f"{line(figure, base, GOALS[part])} ({load_line()})"
@@ -168,21 +170,39 @@ def _recommend(path: str, out: Path, window: int, workers: int, engine: str) -> 
             f"{verdict.run.name if verdict else '-'}")
 
 
-def _tune(path: str, window: int, workers: int) -> str:
+def _tune(path: str, window: int, workers: int) -> tuple[Figure, Figure]:
+    """`TUNE_PRESET`'s search on the history: the time to its first pick (on every session beside the
+    default, `ctxlab.tune.run.tune`'s `on_first_pick`; the whole search when no other contender is
+    left to check) and to the end of the search. CPU counts the forked workers still running."""
     from ctxlab.tune import Sessions
     from ctxlab.tune.run import evaluations_frame, tune
 
-    started = time.perf_counter()
-    sessions = Sessions.load([path])
-    loaded = time.perf_counter() - started
-    outcome = tune(sessions, TUNE_PRESET, window=window, workers=workers)
+    firsts: list[tuple[float, float, str]] = []
+    with PeakRSS(0.2) as rss:
+        wall, cpu = time.perf_counter(), tree_cpu_seconds()
+        sessions = Sessions.load([path])
+        loaded = time.perf_counter() - wall
+
+        def first(result: SearchResult, pending: int) -> None:
+            chosen = result.evaluations[result.pick.row].setting.values if result.pick else "none"
+            firsts.append((time.perf_counter() - wall, tree_cpu_seconds() - cpu,
+                           f"first pick {chosen} beside the default, {pending} other contenders still running"))
+
+        outcome = tune(sessions, TUNE_PRESET, window=window, workers=workers, on_first_pick=first)
+        wall, cpu = time.perf_counter() - wall, tree_cpu_seconds() - cpu
     pick = outcome.result.pick
     chosen = outcome.result.evaluations[pick.row].setting.values if pick else "none"
     rested = evaluations_frame(outcome)["sessions"].value_counts().sort_index(ascending=False)
     rungs = ", ".join(f"{count} on {int(n)}" for n, count in rested.items())
-    return (f"{len(sessions):,} sessions, {sessions.calls:,} calls (read in {loaded:.1f} s); "
-            f"{len(outcome.result.evaluations)} settings ({outcome.result.method}: {rungs} sessions), "
-            f"pick {chosen} in {outcome.seconds:.1f} s of search")
+    detail = (f"{len(sessions):,} sessions, {sessions.calls:,} calls (read in {loaded:.1f} s); "
+              f"{len(outcome.result.evaluations)} settings ({outcome.result.method}: {rungs} sessions), "
+              f"pick {chosen}")
+    label = f"tune: {TUNE_PRESET}'s knobs at {window:,}, {workers} forked workers"
+    whole = Figure(f"{label}, the whole search", wall, cpu, rss.peak, detail)
+    if not firsts:
+        return whole._replace(label=f"{label}, first pick (no other contender left: the whole search)"), whole
+    first_wall, first_cpu, said = firsts[0]
+    return Figure(f"{label}, first pick re-checked on every session", first_wall, first_cpu, rss.peak, said), whole
 
 
 def _live(path: str, window: int) -> tuple[Figure, Figure]:

@@ -62,11 +62,35 @@ def tune(
     out.print(f"Tuning {policy} at a {window:,}-token window over {len(sessions):,} session(s) "
               f"({sessions.calls:,} calls) from {', '.join(sources)}: every setting replayed call by call "
               f"({reference} counts), cost = {_cost_words(price_model)}.", markup=False)
+    firsts: list[int] = []
+
+    def first_pick(result: Any, pending: int) -> None:
+        if result.pick is None:
+            return
+        firsts.append(result.pick.row)
+        out.print(f"First pick, on every session beside the default: {_setting(result, result.pick.row)}. "
+                  f"{result.pick.evidence} Still checking {pending} other contender(s) on every session.",
+                  markup=False, highlight=False)
+
     outcome = run(sessions, policy, window=window, price_model=price_model, reference=reference, knobs=knob,
                   trials=trials or DEFAULT_TRIALS, seed=seed, db=db or store.default_db(), halving=halving,
-                  workers=workers)
+                  workers=workers, on_first_pick=first_pick)
     print_outcome(outcome, sources, db or store.default_db())
+    final = outcome.result.pick.row if outcome.result.pick is not None else None
+    if firsts and final is not None:
+        same = "the same as" if final == firsts[0] else "not"
+        out.print(f"\nThe pick, with every contender on every session, is {same} the first pick "
+                  f"({_setting(outcome.result, firsts[0])}).", markup=False, highlight=False)
     print_skips(Skips((f"{s.dataset}: {s.where}", s.reason) for s in sessions.skips))
+
+
+def _setting(result: Any, row: int) -> str:
+    """A setting as `#row knob=value, ...` in the agent's terms."""
+    from ctxlab.tune.evidence import written
+
+    values = result.evaluations[row].setting.values
+    knobs = ", ".join(f"{name}={written(value)}" for name, value in values.items())
+    return f"#{row} ({knobs}{', the agent' + chr(39) + 's default' if row == result.default else ''})"
 
 
 def _cost_words(price_model: str | None) -> str:

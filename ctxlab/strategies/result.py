@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from ctxlab.messages import Message
@@ -16,6 +17,8 @@ from ctxlab.strategies.signals import Recorded
 from ctxlab.strategies.spec import StrategySpec
 from ctxlab.summarize.message import unwrap
 from ctxlab.tokens import TokenCounter, message_counts, message_tokens
+
+_ID, _MARK = attrgetter("id"), attrgetter("mark")
 
 Tools = Sequence[Mapping[str, Any]]
 
@@ -126,14 +129,14 @@ class Plan:
 
 def account(spec: StrategySpec, request: Request, plan: Plan, elapsed: float) -> CompressionResult:
     """The result of `plan` for `request`: every input id accounted for, the output counted."""
-    input_ids = tuple(m.id for m in request.messages)
+    input_ids = tuple(map(_ID, request.messages))  # in C: a per-turn replay accounts the whole history per call
     out = tuple(plan.messages)
     if out is request.messages and plan.truncated_ids is None and not plan.dropped_ids:
         # Unchanged input (the common case in per-turn replays): nothing to account or recount.
         return _unchanged(spec, request, plan, input_ids, elapsed)
     truncated = plan.truncated_ids
     if truncated is None:
-        truncated = [m.id for m in out if m.mark == "truncated"]
+        truncated = _marked(out, "truncated")
     dropped = plan.dropped_ids if plan.dropped_ids is not None else _dropped(request.messages, out, truncated)
     after = request.cost(out) + request.overhead
     fits = after <= request.budget
@@ -157,11 +160,20 @@ def _dropped(inputs: Sequence[Message], out: Sequence[Message], truncated: Seque
     return [m.id for m in inputs if m.id not in present]
 
 
+def _marked(messages: Sequence[Message], mark: str) -> list[str]:
+    """The ids of `messages` marked `mark` (found in C first: most have none)."""
+    if mark not in map(_MARK, messages):
+        return []
+    return [m.id for m in messages if m.mark == mark]
+
+
 def _summary(plan: Plan, out: Sequence[Message]) -> str | None:
     """The plan's summary text, else that of the newest summary message `out` carries (a strategy that
     writes none still reports one it was handed)."""
     if plan.summary is not None:
         return plan.summary
+    if "summary" not in map(_MARK, out):  # in C, and most outputs hold none
+        return None
     newest = next((m for m in reversed(out) if m.mark == "summary"), None)
     return unwrap(newest.text) if newest is not None else None
 
@@ -172,7 +184,7 @@ def _unchanged(spec: StrategySpec, request: Request, plan: Plan, input_ids: tupl
     fits = total <= request.budget
     return CompressionResult(
         messages=request.messages, input_ids=input_ids, dropped_ids=(),
-        truncated_ids=tuple(m.id for m in request.messages if m.mark == "truncated"),
+        truncated_ids=tuple(_marked(request.messages, "truncated")),
         tokens_before=total, tokens_after=total, budget=request.budget, fits=fits,
         counter=request.counter.name, spec=spec,
         reason=None if fits else (plan.reason or f"{total} tokens exceed the budget of {request.budget}"),

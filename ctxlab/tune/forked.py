@@ -9,15 +9,18 @@ first asked for: every prefix of a stratified order stays balanced). A worker pr
 sessions once and keeps them for every later setting; the main process never prepares them. A
 setting's rows come back as Arrow tables, one part per worker; every reader sorts them by session.
 
-Forking a process that holds threads (DuckDB's, Arrow's) can, rarely, crash a worker. A crashed
-worker's part is replayed again by a worker forked anew (its sessions prepared again), and if that one
-crashes too, by the main process: the rows are the same either way, and a warning names the crash.
+A process where another Python thread runs (an LLM client's logging threads) spawns its workers
+instead, handing them the sessions pickled. Forking a process that holds native threads (DuckDB's,
+Arrow's) can still, rarely, crash a worker: a crashed worker's part is replayed again by a new
+worker (its sessions prepared again), and if that one crashes too, by the main process; the rows are
+the same either way, and a warning names the crash.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import sys
+import threading
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -72,7 +75,10 @@ class Forked:
         self.calls = [0] * workers
 
     def _pool(self) -> ProcessPoolExecutor:
-        context = multiprocessing.get_context("fork")
+        # Forking while another thread runs can leave the child a lock or a structure that thread
+        # held half-changed (an LLM client's logging threads, a test's); then the workers are spawned
+        # and get the sessions pickled instead (slower to start, the same rows).
+        context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
         return ProcessPoolExecutor(1, mp_context=context, initializer=_adopt, initargs=(self.sessions,))
 
     def _owners(self, indices: Sequence[int]) -> list[list[int]]:

@@ -21,7 +21,7 @@ rung (at least one).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
 from ctxlab.tune.measures import Evaluation, Goal, Measure
@@ -99,10 +99,19 @@ def _overlapping(a: Evaluation, b: Evaluation, measure: str) -> bool:
     return bool(x.low <= y.high and y.low <= x.high)
 
 
+# Called with every candidate's latest evaluation, the indices evaluated on every session so far and
+# how many candidates are still to be.
+FirstPick = Callable[[list[Evaluation], list[int], int], None]
+
+
 def halving(candidates: Sequence[Setting], objective: PartialObjective, order: Sequence[int], calls: Sequence[int],
-            goal: Goal, *, eta: int = ETA) -> tuple[list[Evaluation], list[Rung], list[int]]:
+            goal: Goal, *, eta: int = ETA, on_first: FirstPick | None = None) -> tuple[list[Evaluation], list[Rung], list[int]]:
     """Successive halving of `candidates` (the default first) with `objective(setting, sessions=n)`
     evaluating a setting on the first n sessions of `order` (`calls` per session, in that order).
+
+    On the last rung the leader of the rung before (its pick) and the default are evaluated on
+    every session first: `on_first` then gets a first pick, re-checked on every session, while the
+    other contenders still run (not called when no other is left).
 
     Returns:
         every candidate's last evaluation (in candidate order), the rungs, and the indices of the
@@ -113,10 +122,18 @@ def halving(candidates: Sequence[Setting], objective: PartialObjective, order: S
     latest: dict[int, Evaluation] = {}
     rungs: list[Rung] = []
     for level, n in enumerate(sizes):
-        for i in alive:
-            samples = objective(candidates[i], n)
-            latest[i] = Evaluation(candidates[i], {k: Measure.of(v) for k, v in samples.items()}, samples=samples)
-        if level == len(sizes) - 1:
+        last = level == len(sizes) - 1
+        first = _first(alive, latest, goal) if last and on_first is not None and latest else alive
+        for i in first:
+            latest[i] = _evaluated(candidates[i], objective, n)
+        if first is not alive:
+            assert on_first is not None
+            rest = [i for i in alive if i not in first]
+            if rest:
+                on_first([latest[i] for i in range(len(candidates))], first, len(rest))
+            for i in rest:
+                latest[i] = _evaluated(candidates[i], objective, n)
+        if last:
             break
         kept = survivors([latest[i] for i in alive], goal, math.ceil(len(alive) / eta))
         carried = sorted({alive[k] for k in kept} | ({0} if 0 in alive else set()))
@@ -124,6 +141,19 @@ def halving(candidates: Sequence[Setting], objective: PartialObjective, order: S
         alive = carried
     rungs.append(Rung(len(order), sum(calls), len(alive), len(alive)))
     return [latest[i] for i in range(len(candidates))], rungs, alive
+
+
+def _evaluated(candidate: Setting, objective: PartialObjective, sessions: int) -> Evaluation:
+    samples = objective(candidate, sessions)
+    return Evaluation(candidate, {k: Measure.of(v) for k, v in samples.items()}, samples=samples)
+
+
+def _first(alive: list[int], latest: Mapping[int, Evaluation], goal: Goal) -> list[int]:
+    """The default and the leader of the rung before (what its pick names): the candidates a first
+    pick is chosen from, in candidate order."""
+    chosen = pick([latest[i] for i in alive], goal, default=alive.index(0) if 0 in alive else None)
+    leader = alive[chosen.row] if chosen is not None else alive[0]
+    return sorted({leader} | ({0} if 0 in alive else set()))
 
 
 def halving_result(preset: str, window: int, goal: Goal, evaluations: Sequence[Evaluation], full: Sequence[int],
@@ -140,5 +170,5 @@ def halving_result(preset: str, window: int, goal: Goal, evaluations: Sequence[E
                         searched=searched)
 
 
-__all__ = ["ETA", "HALVING_FROM", "MIN_SESSIONS", "PartialObjective", "Rung", "halving", "halving_result", "rung_sizes",
+__all__ = ["ETA", "HALVING_FROM", "FirstPick", "MIN_SESSIONS", "PartialObjective", "Rung", "halving", "halving_result", "rung_sizes",
            "stratified_order", "survivors"]

@@ -15,7 +15,7 @@ window) first.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -26,7 +26,7 @@ from ctxlab.tune.agents import knobs_for
 from ctxlab.tune.evaluate import Evaluator, spec_text
 from ctxlab.tune.evidence import written
 from ctxlab.tune.halving import HALVING_FROM, halving, halving_result, stratified_order
-from ctxlab.tune.measures import Goal, Sample
+from ctxlab.tune.measures import Evaluation, Goal, Sample
 from ctxlab.tune.sessions import Sessions
 from ctxlab.tune.space import GRID_POINTS, Setting, dimensions, setting
 from ctxlab.tune.stored import StoreCache, save
@@ -56,7 +56,8 @@ def goal(evaluator: Evaluator) -> Goal:
 def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | None = None,
          reference: str = DEFAULT_COUNTER, knobs: Sequence[str] | None = None, trials: int = DEFAULT_TRIALS,
          method: str = "auto", seed: int = 0, db: str | None = None, evaluator: Evaluator | None = None,
-         write: bool = True, halving: bool | None = None, workers: int = 1) -> TuneOutcome:
+         write: bool = True, halving: bool | None = None, workers: int = 1,
+         on_first_pick: Callable[[SearchResult, int], None] | None = None) -> TuneOutcome:
     """Search `preset`'s knobs over `sessions` at `window` tokens.
 
     Args:
@@ -76,6 +77,10 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
             every setting on every session; by default from `HALVING_FROM` sessions on.
         workers: without `evaluator`, replay each setting's sessions in this many forked processes
             (`ctxlab.tune.forked`; stopped when the search ends).
+        on_first_pick: with halving, called with a first pick as soon as it rests on every session
+            beside the default (the leader of the rung before: `ctxlab.tune.halving`), and how many
+            other contenders are still being evaluated on every session; the returned result may pick
+            one of them instead. Not called when none is left.
 
     Raises:
         CtxlabError: no sessions, a preset with nothing to tune, an evaluator for another window.
@@ -94,7 +99,8 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
     started = time.perf_counter()
     try:
         if halving if halving is not None else len(sessions) >= HALVING_FROM:
-            result = halved(preset, evaluator, window=window, goal=goal(evaluator), knobs=knobs, cache=cache)
+            result = halved(preset, evaluator, window=window, goal=goal(evaluator), knobs=knobs, cache=cache,
+                            on_first_pick=on_first_pick)
         else:
             result = search(preset, evaluator, window=window, goal=goal(evaluator), knobs=knobs, trials=trials,
                             method=method, seed=seed, cache=cache, scope=evaluator.scope)
@@ -112,9 +118,11 @@ def tune(sessions: Sessions, preset: str, *, window: int, price_model: str | Non
 
 
 def halved(preset: str, evaluator: Evaluator, *, window: int, goal: Goal, knobs: Sequence[str] | None = None,
-           cache: StoreCache | None = None) -> SearchResult:
+           cache: StoreCache | None = None,
+           on_first_pick: Callable[[SearchResult, int], None] | None = None) -> SearchResult:
     """`preset`'s grid (the default first) searched by successive halving over the sessions
-    (`ctxlab.tune.halving`); a setting stored in `cache` counts as evaluated on every session."""
+    (`ctxlab.tune.halving`); a setting stored in `cache` counts as evaluated on every session;
+    `on_first_pick` as `tune` says."""
     entry = knobs_for(preset)
     dims = dimensions(entry, window, knobs)
     candidates = [setting(preset, window, {}, evaluator.scope)]
@@ -130,9 +138,16 @@ def halved(preset: str, evaluator: Evaluator, *, window: int, goal: Goal, knobs:
             return stored
         return evaluator.evaluate(spec_text(preset, candidate.params), candidate.key, candidate, sessions).samples
 
+    searched = tuple(d.name for d in dims)
+
+    def first(evaluations: list[Evaluation], full: list[int], pending: int) -> None:
+        assert on_first_pick is not None
+        on_first_pick(halving_result(preset, window, goal, evaluations, full, searched), pending)
+
     calls = [evaluator.sessions.calls_of(i) for i in range(len(evaluator.sessions))]
-    evaluations, _, full = halving(candidates, objective, evaluator.order, calls, goal)
-    return halving_result(preset, window, goal, evaluations, full, tuple(d.name for d in dims))
+    evaluations, _, full = halving(candidates, objective, evaluator.order, calls, goal,
+                                   on_first=first if on_first_pick is not None else None)
+    return halving_result(preset, window, goal, evaluations, full, searched)
 
 
 def evaluations_frame(outcome: TuneOutcome) -> pd.DataFrame:
