@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
+from ctxlab import caches
 from ctxlab.messages import Conversation, Message
 from ctxlab.store.schema import EstimatorConversationRow, EstimatorRow
 from ctxlab.tokens import TokenCounter, get_counter
@@ -136,7 +137,16 @@ def error_table(df: pd.DataFrame, by: str | Sequence[str] = ("counter",)) -> pd.
 
 def describe(message: Message) -> tuple[str, str, int]:
     """A message's content kind, language and length in characters (tool-call names and
-    arguments included; a message without text is judged by its arguments)."""
+    arguments included; a message without text is judged by its arguments); cached per message."""
+    return caches.kept(_DESCRIBED, message, _DESCRIBED_ENTRIES, _description)
+
+
+# A log's messages are described once for their own rows and again inside every provider-call span.
+_DESCRIBED: dict[Message, tuple[str, str, int]] = caches.per_conversation({})
+_DESCRIBED_ENTRIES = 100_000
+
+
+def _description(message: Message) -> tuple[str, str, int]:
     text = message.text or "\n".join(c.arguments for c in message.tool_calls)
     chars = sum(len(p) for p in message.parts) + sum(len(c.name) + len(c.arguments) for c in message.tool_calls)
     return content_kind(text, message.role), language(text), chars

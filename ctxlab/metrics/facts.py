@@ -28,6 +28,7 @@ from ahocorasick_rs import AhoCorasick, MatchKind
 
 from ctxlab import caches
 from ctxlab.messages import Conversation, Message
+from ctxlab.metrics.fact_stream import FactStream
 
 # Each pattern opens with a lookahead on the characters a match can start with: it changes no match,
 # and lets `re` skip every other position at once instead of trying the whole pattern there (twice
@@ -187,6 +188,7 @@ class _ConversationFacts:
     _contains: dict[Message, frozenset[str]] = field(default_factory=dict)
     _automaton: Any = field(default=None, repr=False)
     sources: dict[str, list[tuple[int, int]]] | None = field(default=None, repr=False)  # `fact_tracker`'s
+    _stream: FactStream | None = field(default=None, repr=False)
 
     def found(self, messages: Iterable[Message]) -> set[str]:
         """The conversation's facts (normalized) that occur in any of `messages`."""
@@ -223,13 +225,20 @@ class _ConversationFacts:
         return cached
 
     def wanted(self, result: Any, upto: int | None, auto: bool) -> list[str]:
-        wanted = [normalize(f.fact) for f in self.ground_before(upto)]
+        """Ground facts before `upto`, then (`auto`) the facts of every message before it that
+        `result` does not keep whole, in order, each once (`FactStream`)."""
+        wanted = [f for g in self.ground_before(upto) if (f := normalize(g.fact))]
         if auto:
             whole = set(result.input_ids).difference(result.dropped_ids, result.truncated_ids)
-            for message in self.conversation.messages[:upto]:
-                if message.id not in whole:
-                    wanted.extend(self.auto_facts(message))
-        return list(dict.fromkeys(f for f in wanted if f))
+            wanted += self.stream().wanted(upto, whole)
+        return list(dict.fromkeys(wanted))
+
+    def stream(self) -> FactStream:
+        """The conversation's facts laid out once (built at the first score)."""
+        if self._stream is None:
+            messages = self.conversation.messages
+            self._stream = FactStream([self.auto_facts(m) for m in messages], [m.id for m in messages])
+        return self._stream
 
 
 def _clean(fact: str) -> str:

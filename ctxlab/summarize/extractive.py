@@ -19,7 +19,7 @@ Per-message extraction is cached by message, so per-turn replays extract each me
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -125,14 +125,34 @@ class ExtractiveSummarizer:
 def gather(messages: Sequence[Message]) -> list[Item]:
     """Items of all messages in conversation order; only the latest two status lines are kept."""
     names = tool_names(messages)
+    placed = [caches.kept(_PLACED, (m, names.get(m.tool_call_id or "", m.name or "tool"), pos), _EXTRACT_ENTRIES,
+                          _place) for pos, m in enumerate(messages)]
+    # A message has at most one status line ("lead"): only the latest two messages' are kept.
+    keep = set([i for i, p in enumerate(placed) if p.unled is not None][-2:])
     items: list[Item] = []
-    for pos, message in enumerate(messages):
-        name = names.get(message.tool_call_id or "", message.name or "tool")
-        for k, (section, text, score, tag) in enumerate(extract(message, name)):
-            items.append(Item(section, text, score, pos + k / 1000, tag))
-    leads = [i for i, it in enumerate(items) if it.tag == "lead"]
-    keep_leads = set(leads[-2:])  # only the latest assistant status lines say where things stand
-    return [it for i, it in enumerate(items) if it.tag != "lead" or i in keep_leads]
+    for i, p in enumerate(placed):
+        items.extend(p.items if p.unled is None or i in keep else p.unled)
+    return items
+
+
+class _Placed(NamedTuple):
+    """A message's items at its position, and the same without its status line (None: it has none)."""
+
+    items: tuple[Item, ...]
+    unled: tuple[Item, ...] | None
+
+
+def _place(key: tuple[Message, str, int]) -> _Placed:
+    message, name, pos = key
+    items = tuple(Item(section, text, score, pos + k / 1000, tag)
+                  for k, (section, text, score, tag) in enumerate(extract(message, name)))
+    unled = tuple(it for it in items if it.tag != "lead")
+    return _Placed(items, unled if len(unled) < len(items) else None)
+
+
+# Every compaction of a conversation (each window, each recorded compaction) summarizes a prefix of
+# the same messages at the same positions: their items are made once.
+_PLACED: dict[tuple[Message, str, int], _Placed] = caches.per_conversation({})
 
 
 @caches.per_conversation
@@ -168,21 +188,30 @@ def fit(items: list[Item], counter: TokenCounter, max_tokens: int) -> str:
     span = (max(it.seq for it in items) - low) or 1.0
     priority = [_WEIGHTS.get(it.section, 2.0) + it.score + _RECENCY.get(it.section, 0.5) * (it.seq - low) / span
                 for it in items]
-    order = sorted(range(len(items)), key=lambda i: (-priority[i], items[i].seq))
+    # By priority, then position, then list order (what a stable sort on the first two gives), at C speed.
+    ranks = sorted(zip([-p for p in priority], [it.seq for it in items], range(len(items)), strict=True))
+    order = [i for *_, i in ranks]
     chosen: list[int] = []
     opened: set[str] = set()
     said = ""  # the chosen lines' text: a detail one of them already holds is not repeated
     used = 0
+    details, lines = _costs(counter)
+    # A section's heading is paid with its first item: counted once per section, not per item tried.
+    headings = {section: counter.count(f"## {section}") + 2 for section in {it.section for it in items}}
     for i in order:
         item = items[i]
         if item.section == DETAILS:
             if item.text in said:
                 continue
-            cost = counter.count(item.text) + 1  # several details share a line
+            cost = details.get(item.text)
+            if cost is None:  # several details share a line
+                cost = details[item.text] = counter.count(item.text) + 1
         else:
-            cost = counter.count(f"- {item.text}") + 1
+            cost = lines.get(item.text)
+            if cost is None:
+                cost = lines[item.text] = counter.count(f"- {item.text}") + 1
         if item.section not in opened:
-            cost += counter.count(f"## {item.section}") + 2
+            cost += headings[item.section]
         if used + cost <= max_tokens:
             chosen.append(i)
             opened.add(item.section)
@@ -195,6 +224,21 @@ def fit(items: list[Item], counter: TokenCounter, max_tokens: int) -> str:
     if not text:  # no whole item fits: the best one, cut to the length (an LLM would still say something)
         text = clip_to_tokens(_render([items[order[0]]]), max_tokens, counter, head_share=1.0)
     return text
+
+
+def _costs(counter: TokenCounter) -> tuple[dict[str, int], dict[str, int]]:
+    """The counter's cost of an item's text as a detail and as a line, by text (fresh dicts for a
+    counter that cannot be hashed). Each compaction of a conversation ranks the same items again."""
+    if not isinstance(counter, Hashable):
+        return {}, {}
+    found = caches.kept(_COSTS, counter, 64, lambda _: ({}, {}))
+    for costs in found:
+        if len(costs) >= _EXTRACT_ENTRIES * 4:
+            costs.clear()
+    return found
+
+
+_COSTS: dict[TokenCounter, tuple[dict[str, int], dict[str, int]]] = caches.per_conversation({})
 
 
 def extract(message: Message, tool_name: str = "tool") -> tuple[tuple[str, str, float, str], ...]:
@@ -306,16 +350,23 @@ def _dedupe(items: list[Item]) -> list[Item]:
     that was modified is not listed again as read."""
     modified = {it.text for it in items if it.section == MODIFIED}
     best: dict[str, Item] = {}
+    if len(_KEYS) >= _EXTRACT_ENTRIES * 4:
+        _KEYS.clear()
+    known, weight, first = _KEYS.get, _WEIGHTS.get, best.setdefault  # bound once: run per item
     for it in items:
         if it.section == READ and it.text in modified:
             continue
-        key = " ".join(it.text.lower().split())
-        old = best.get(key)
-        if old is None:
-            best[key] = it
-        elif _WEIGHTS.get(it.section, 0) + it.score > _WEIGHTS.get(old.section, 0) + old.score:
+        key = known(it.text)
+        if key is None:
+            key = _KEYS[it.text] = " ".join(it.text.lower().split())
+        old = first(key, it)
+        if old is not it and weight(it.section, 0) + it.score > weight(old.section, 0) + old.score:
             best[key] = it._replace(seq=min(it.seq, old.seq))
     return list(best.values())
+
+
+# Text -> its deduplication key (lower-cased, whitespace collapsed), for the same items ranked again.
+_KEYS: dict[str, str] = caches.per_conversation({})
 
 
 def _render(items: list[Item]) -> str:

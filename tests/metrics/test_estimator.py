@@ -7,8 +7,17 @@ import json
 import pandas as pd
 import pytest
 
+from ctxlab import caches
 from ctxlab.messages import Conversation, Message, ToolCall
-from ctxlab.metrics.estimator import content_kind, conversation_rows, error_table, language, message_rows
+from ctxlab.metrics.estimator import (
+    _description,
+    content_kind,
+    conversation_rows,
+    describe,
+    error_table,
+    language,
+    message_rows,
+)
 from ctxlab.store.schema import EstimatorRow
 from ctxlab.tokens import get_counter
 
@@ -117,3 +126,12 @@ def test_error_table_on_real_rows_shows_chars4_undercounting_cjk():
 
 def test_rows_are_json_serialisable():
     json.dumps([r._asdict() for r in message_rows(CONVERSATION, ["chars3"], ["o200k_base"])])
+
+
+def test_describe_is_kept_per_message_and_equals_a_fresh_description() -> None:
+    caches.forget()
+    first = [describe(m) for m in CONVERSATION.messages]
+    assert [describe(m) for m in CONVERSATION.messages] == first == [_description(m) for m in CONVERSATION.messages]
+    assert first[1][:2] == ("cjk", "zh") and first[3][0] == "code"
+    same_id_other_text = Message(role="tool", content="plain listing", id="t", tool_call_id="c1")
+    assert describe(same_id_other_text) == _description(same_id_other_text) != first[3]  # keyed by the message, not its id

@@ -388,3 +388,10 @@ def test_fits_the_target_whenever_the_pinned_messages_do(data: st.DataObject) ->
     assert r.fits or pinned_cost > budget
     if payload(r)["compressed"]:
         assert r.tokens_after <= max(math.floor(budget * 0.5), pinned_cost)
+
+
+@given(st.text(alphabet="ab error\n", max_size=400), st.sampled_from(["", "grep", "run"]), st.integers(1, 120))
+@settings(max_examples=200, deadline=None)
+def test_tool_preview_kept_per_text_equals_a_fresh_one(text: str, name: str, chars: int) -> None:
+    first = tool_preview(text, name, chars)
+    assert tool_preview(text, name, chars) == first == tool_preview.__wrapped__(text, name, chars)

@@ -9,8 +9,11 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxlab.messages import Message, ToolCall
-from ctxlab.summarize import get_summarizer
+from ctxlab import caches
+from ctxlab.datasets.synth import generate_history
+from ctxlab.messages import Conversation, Message, ToolCall
+from ctxlab.summarize import extractive, get_summarizer
+from ctxlab.summarize.extractive import Item, extract, fit, gather
 from ctxlab.summarize.sections import (
     COMMANDS,
     CONSTRAINTS,
@@ -25,6 +28,7 @@ from ctxlab.summarize.sections import (
     READ,
     parse_summary,
 )
+from ctxlab.summarize.toolcalls import tool_names
 from ctxlab.tokens import get_counter
 from tests.strategies.conftest import conversations
 
@@ -212,3 +216,73 @@ def test_headers_are_sections() -> None:
     text = EXTRACTIVE.summarize(session(), counter=O200K, max_tokens=2000).text
     assert re.findall(r"^## (.+)$", text, re.M) == [GOAL, CONSTRAINTS, DECISIONS, READ, MODIFIED, COMMANDS,
                                                     ERRORS, PROGRESS, NEXT, CONTEXT, DETAILS]
+
+
+def _plain_gather(messages: list[Message]) -> list[Item]:
+    """`gather` as it was before its items were kept per message and position."""
+    names = tool_names(messages)
+    items = []
+    for pos, message in enumerate(messages):
+        name = names.get(message.tool_call_id or "", message.name or "tool")
+        for k, (section, text, score, tag) in enumerate(extract(message, name)):
+            items.append(Item(section, text, score, pos + k / 1000, tag))
+    leads = [i for i, it in enumerate(items) if it.tag == "lead"]
+    keep = set(leads[-2:])
+    return [it for i, it in enumerate(items) if it.tag != "lead" or i in keep]
+
+
+def test_gather_of_nested_prefixes_equals_the_plain_computation() -> None:
+    caches.forget()
+    conv = Conversation.from_record(next(generate_history(1, 120, seed=7)))
+    messages = list(conv.messages)
+    assert sum(tag == "lead" for m in messages for *_, tag in extract(m)) > 2  # the status-line rule is exercised
+    for end in (len(messages), 5, 40, len(messages) // 2, len(messages)):
+        assert gather(messages[:end]) == _plain_gather(messages[:end])
+    assert gather(messages[3:50]) == _plain_gather(messages[3:50])  # other positions, other items
+
+
+@given(conversations(max_turns=4, max_steps=3), st.integers(0, 30))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_gather_and_fit_with_warm_caches_equal_cold_ones(messages: tuple[Message, ...], end: int) -> None:
+    counter = get_counter("o200k_base")
+    caches.forget()
+    cold = gather(messages[:end]), fit(gather(messages), counter, 120)
+    warm = gather(messages[:end]), fit(gather(messages), counter, 120)
+    assert cold == warm == (_plain_gather(list(messages[:end])), fit(_plain_gather(list(messages)), _Opaque(), 120))
+
+
+class _Opaque:
+    """o200k_base behind a counter that cannot be hashed (`fit` then keeps no costs)."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def count(self, text: str) -> int:
+        return get_counter("o200k_base").count(text)
+
+
+def _plain_dedupe(items: list[Item]) -> list[Item]:
+    """`_dedupe` as first written (a dict lookup per weight, the key made per item)."""
+    weights = extractive._WEIGHTS
+    modified = {it.text for it in items if it.section == MODIFIED}
+    best: dict[str, Item] = {}
+    for it in items:
+        if it.section == READ and it.text in modified:
+            continue
+        key = " ".join(it.text.lower().split())
+        old = best.get(key)
+        if old is None:
+            best[key] = it
+        elif weights.get(it.section, 0) + it.score > weights.get(old.section, 0) + old.score:
+            best[key] = it._replace(seq=min(it.seq, old.seq))
+    return list(best.values())
+
+
+_ITEMS = st.lists(st.builds(Item, st.sampled_from([READ, MODIFIED, DETAILS, GOAL, ERRORS, "other"]),
+                            st.sampled_from(["a.py", "A.py", "a.py ", "b  c", "b c", "x", ""]),
+                            st.sampled_from([0.0, 0.5, 1.0, -3.0]), st.floats(-2, 50, allow_nan=False)), max_size=40)
+
+
+@given(_ITEMS)
+@settings(max_examples=300, deadline=None)
+def test_dedupe_equals_its_plain_form(items: list[Item]) -> None:
+    assert extractive._dedupe(items) == _plain_dedupe(items)

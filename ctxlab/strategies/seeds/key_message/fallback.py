@@ -8,9 +8,11 @@ current tool loop (`loop_start`) is never compressed.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
+from ctxlab import caches
 from ctxlab.messages import Message
 from ctxlab.strategies.mechanics import context
 from ctxlab.strategies.seeds.key_message.scoring import content_bonus
@@ -38,10 +40,13 @@ def _head_lines(lines: Sequence[str], max_chars: int) -> list[str]:
     return kept or [lines[0][:max_chars]] if lines else []
 
 
+@caches.per_conversation
+# Every window over its stage compresses the same tool results again.
+@functools.lru_cache(maxsize=16384)
 def tool_preview(text: str, tool_name: str, preview_chars: int) -> str | None:
     """A preview of a tool result: a header line, then head and tail lines within `preview_chars`.
 
-    Returns None when the preview would not be shorter than the text.
+    Returns None when the preview would not be shorter than the text (cached per text, name, size).
     """
     lines = text.splitlines()
     half = max(preview_chars // 2, 1)
