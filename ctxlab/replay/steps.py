@@ -8,10 +8,13 @@ same steps, so what a policy sends at a call is the same wherever it is measured
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, NamedTuple
 
+from ctxlab import caches
 from ctxlab.datasets.logs.deltas import calls_before_compaction
 from ctxlab.messages import Conversation, Message
 from ctxlab.replay.plan import turn_indices
@@ -95,7 +98,7 @@ class Carry:
     def recorded(self, calls: Sequence[Recorded], end: int) -> tuple[Recorded, ...]:
         """The recorded calls a strategy may read at a call before ``history[end]``: those before
         it, while the context is still the history the log's calls saw; none after a change."""
-        return tuple(c for c in calls if c.covers < end) if self.pristine else ()
+        return tuple(calls[:bisect_left(calls, end, key=_COVERS)]) if self.pristine else ()  # ordered by covers
 
     def after(self, context: tuple[Message, ...], result: CompressionResult | None, end: int, *,
               stateless: bool) -> Carry:
@@ -111,8 +114,22 @@ def recorded_calls(conv: Conversation, end: int | None = None) -> tuple[Recorded
     """The provider usage `conv`'s log recorded for calls whose prompts were its own history
     (`calls_before_compaction`), those whose reply is in ``messages[:end]`` (all by default): what a
     strategy compressing that history may be handed as `Request.recorded`."""
-    limit = len(conv.messages) if end is None else end
-    return tuple(Recorded(*call) for call in calls_before_compaction(conv) if call[0] < limit)
+    calls = _recorded(conv)
+    return calls if end is None else calls[:bisect_left(calls, end, key=_COVERS)]
+
+
+def _recorded(conv: Conversation) -> tuple[Recorded, ...]:
+    """Every recorded call of `conv`, read from its log's metadata once per conversation (a replay
+    asks once per strategy, window and mode: every unit of a final replay)."""
+    known = _RECORDED.get(id(conv))
+    if known is None or known[0] is not conv:  # the entry holds `conv`: its id cannot be reused meanwhile
+        _RECORDED.clear()
+        known = _RECORDED[id(conv)] = (conv, tuple(Recorded(*call) for call in calls_before_compaction(conv)))
+    return known[1]
+
+
+_RECORDED: dict[int, tuple[Conversation, tuple[Recorded, ...]]] = caches.per_conversation({})
+_COVERS = attrgetter("covers")
 
 
 def _compress(strategy: BaseStrategy, context: Sequence[Message], window: int, counter: TokenCounter,
