@@ -123,16 +123,14 @@ def halving(candidates: Sequence[Setting], objective: PartialObjective, order: S
     rungs: list[Rung] = []
     for level, n in enumerate(sizes):
         last = level == len(sizes) - 1
-        first = _first(alive, latest, goal) if last and on_first is not None and latest else alive
-        for i in first:
+        early = _first(alive, latest, goal) if last and on_first is not None and latest else []
+        rest = [i for i in alive if i not in early]
+        for i in early:
             latest[i] = _evaluated(candidates[i], objective, n)
-        if first is not alive:
-            assert on_first is not None
-            rest = [i for i in alive if i not in first]
-            if rest:
-                on_first([latest[i] for i in range(len(candidates))], first, len(rest))
-            for i in rest:
-                latest[i] = _evaluated(candidates[i], objective, n)
+        if on_first is not None and early and rest:
+            on_first([latest[i] for i in range(len(candidates))], early, len(rest))
+        for i in rest:
+            latest[i] = _evaluated(candidates[i], objective, n)
         if last:
             break
         kept = survivors([latest[i] for i in alive], goal, math.ceil(len(alive) / eta))
