@@ -90,7 +90,8 @@ def _setting(result: Any, row: int) -> str:
 
     values = result.evaluations[row].setting.values
     knobs = ", ".join(f"{name}={written(value)}" for name, value in values.items())
-    return f"#{row} ({knobs}{', the agent' + chr(39) + 's default' if row == result.default else ''})"
+    default = ", the agent's default" if row == result.default else ""
+    return f"#{row} ({knobs}{default})"
 
 
 def _cost_words(price_model: str | None) -> str:

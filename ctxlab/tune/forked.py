@@ -98,18 +98,18 @@ class Forked:
         try:
             return future.result()
         except BrokenProcessPool as crash:
-            warnings.warn(f"a tune worker crashed ({crash}); replaying its {len(part)} sessions in a new one",
-                          RuntimeWarning, stacklevel=3)
-            self.pools[k].shutdown(wait=True, cancel_futures=True)
-            self.pools[k] = self._pool()
+            self._replace(k, f"a tune worker crashed ({crash}); replaying its {len(part)} sessions in a new one")
         try:
             return self.pools[k].submit(_replay_owned, spec, part).result()
         except BrokenProcessPool as crash:
-            warnings.warn(f"a tune worker crashed again ({crash}); replaying its {len(part)} sessions here",
-                          RuntimeWarning, stacklevel=3)
-            self.pools[k].shutdown(wait=True, cancel_futures=True)
-            self.pools[k] = self._pool()
+            self._replace(k, f"a tune worker crashed again ({crash}); replaying its {len(part)} sessions here")
             return replay_sessions(self.sessions, spec, part)
+
+    def _replace(self, k: int, why: str) -> None:
+        """Worker `k` crashed: say so, and start a new one in its place (its sessions unprepared)."""
+        warnings.warn(why, RuntimeWarning, stacklevel=4)
+        self.pools[k].shutdown(wait=True, cancel_futures=True)
+        self.pools[k] = self._pool()
 
     def close(self) -> None:
         """Stop the workers (what they kept goes with them)."""
