@@ -98,7 +98,7 @@ class Carry:
     def recorded(self, calls: Sequence[Recorded], end: int) -> tuple[Recorded, ...]:
         """The recorded calls a strategy may read at a call before ``history[end]``: those before
         it, while the context is still the history the log's calls saw; none after a change."""
-        return tuple(calls[:bisect_left(calls, end, key=_COVERS)]) if self.pristine else ()  # ordered by covers
+        return tuple(_before(calls, end)) if self.pristine else ()
 
     def after(self, context: tuple[Message, ...], result: CompressionResult | None, end: int, *,
               stateless: bool) -> Carry:
@@ -115,7 +115,12 @@ def recorded_calls(conv: Conversation, end: int | None = None) -> tuple[Recorded
     (`calls_before_compaction`), those whose reply is in ``messages[:end]`` (all by default): what a
     strategy compressing that history may be handed as `Request.recorded`."""
     calls = _recorded(conv)
-    return calls if end is None else calls[:bisect_left(calls, end, key=_COVERS)]
+    return calls if end is None else tuple(_before(calls, end))
+
+
+def _before(calls: Sequence[Recorded], end: int) -> Sequence[Recorded]:
+    """The calls whose reply comes before ``messages[end]`` (`calls` are ordered by `covers`)."""
+    return calls[:bisect_left(calls, end, key=_COVERS)]
 
 
 def _recorded(conv: Conversation) -> tuple[Recorded, ...]:
